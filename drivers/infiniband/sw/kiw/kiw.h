@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * kiw: iWARP in software. The device object and what every layer shares.
+ *
+ * Layers and files (Documentation/architecture.rst has the full map):
+ *   kiw_main.c   module init/exit, "rdma link" type, the device list
+ *   kiw_cfg.c    module parameters (validated) and their snapshot
+ *   kiw_dev.c    device creation, attributes, query verbs, netdev events
+ *   kiw_verbs.c  user context and protection domain verbs
+ */
+#ifndef KIW_H
+#define KIW_H
+
+#include <linux/etherdevice.h>
+#include <linux/list.h>
+#include <linux/netdevice.h>
+#include <linux/spinlock.h>
+#include <rdma/ib_verbs.h>
+
+#include "kiw_limits.h"
+
+/* How a device asks for and accepts MPA CRC32c (RFC 5044 section 4.4). */
+enum kiw_crc_policy {
+	KIW_CRC_OFF,		/* do not ask; use it if the peer asks */
+	KIW_CRC_ON,		/* ask (the RFC's default) */
+	KIW_CRC_REQUIRED,	/* ask, and refuse peers that do not */
+	KIW_CRC_POLICY_MAX
+};
+
+/* MPA startup settings, read once per connection from the parameters. */
+struct kiw_mpa_cfg {
+	enum kiw_crc_policy crc;
+	bool markers;			/* ask the peer to send us markers */
+	u8 rev;				/* MPA revision we speak first: 1 or 2 */
+	unsigned int timeout_ms;	/* whole startup exchange */
+};
+
+struct kiw_device {
+	struct ib_device ibdev;
+
+	/* Set at creation; held (tracked) until the device is freed. */
+	struct net_device *netdev;
+	netdevice_tracker netdev_tracker;
+
+	/* Entry on the module's device list, under kiw_devices_lock. */
+	struct list_head list;
+
+	/* Protects mac: written by netdev events, read by query_gid. */
+	spinlock_t lock;
+	u8 mac[ETH_ALEN];
+
+	/* Last port state reported by an event; written under RTNL. */
+	enum ib_port_state port_state;
+
+	/* Live objects, to enforce kiw_limits. */
+	atomic_t num_ucontext;
+	atomic_t num_pd;
+};
+
+static inline struct kiw_device *to_kiw_dev(struct ib_device *ibdev)
+{
+	return container_of(ibdev, struct kiw_device, ibdev);
+}
+
+struct kiw_ucontext {
+	struct ib_ucontext base;
+};
+
+struct kiw_pd {
+	struct ib_pd base;
+};
+
+static inline struct kiw_pd *to_kiw_pd(struct ib_pd *pd)
+{
+	return container_of(pd, struct kiw_pd, base);
+}
+
+#define kiw_dbg(kdev, fmt, ...) \
+	ibdev_dbg(&(kdev)->ibdev, "%s: " fmt, __func__, ##__VA_ARGS__)
+
+/* kiw_main.c */
+extern struct mutex kiw_devices_lock;
+extern struct list_head kiw_devices;
+
+/* kiw_cfg.c */
+int kiw_crc_policy_parse(const char *s, enum kiw_crc_policy *policy);
+const char *kiw_crc_policy_name(enum kiw_crc_policy policy);
+int kiw_cfg_check_rev(unsigned int rev);
+int kiw_cfg_check_timeout(unsigned int ms);
+void kiw_cfg_snapshot(struct kiw_mpa_cfg *cfg);
+
+/* kiw_dev.c */
+int kiw_newlink(const char *ibdev_name, struct net_device *netdev);
+int kiw_netdev_event(struct notifier_block *nb, unsigned long event,
+		     void *ptr);
+bool kiw_netdev_qualified(const struct net_device *netdev);
+void kiw_gid_from_mac(const u8 *mac, union ib_gid *gid);
+void kiw_fill_device_attr(struct ib_device_attr *attr, const u8 *mac);
+bool kiw_is_kiw_device(const struct ib_device *ibdev);
+
+/* kiw_verbs.c */
+extern const struct ib_device_ops kiw_verbs_ops;
+
+#endif /* KIW_H */

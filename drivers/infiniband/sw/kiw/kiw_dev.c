@@ -1,0 +1,329 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * kiw device: creation by "rdma link add", attributes, the query verbs, and
+ * how the device follows its netdev (carrier, address, unregistration).
+ */
+#include <linux/etherdevice.h>
+#include <linux/if_arp.h>
+#include <linux/netdevice.h>
+#include <net/addrconf.h>
+#include <rdma/ib_mad.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/iw_cm.h>
+#include <rdma/siw-abi.h>
+#include <kunit/visibility.h>
+
+#include "kiw.h"
+
+/* kiw runs over TCP on Ethernet interfaces; loopback and tunnels are out. */
+bool kiw_netdev_qualified(const struct net_device *netdev)
+{
+	return netdev->type == ARPHRD_ETHER && netdev->addr_len == ETH_ALEN &&
+	       !(netdev->flags & IFF_LOOPBACK);
+}
+EXPORT_SYMBOL_IF_KUNIT(kiw_netdev_qualified);
+
+/*
+ * The one GID of an iWARP port is only a name (iWARP addresses peers by IP):
+ * like other iWARP drivers, kiw puts the interface's MAC in its first six
+ * octets and zeroes the rest.
+ */
+void kiw_gid_from_mac(const u8 *mac, union ib_gid *gid)
+{
+	memset(gid, 0, sizeof(*gid));
+	ether_addr_copy(gid->raw, mac);
+}
+EXPORT_SYMBOL_IF_KUNIT(kiw_gid_from_mac);
+
+/* Device attributes: kiw_limits.h, and a system image GUID from the MAC. */
+void kiw_fill_device_attr(struct ib_device_attr *attr, const u8 *mac)
+{
+	memset(attr, 0, sizeof(*attr));
+	attr->vendor_id = KIW_VENDOR_ID;
+	attr->vendor_part_id = KIW_VENDOR_PART_ID;
+	attr->device_cap_flags = IB_DEVICE_MEM_MGT_EXTENSIONS;
+	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
+	attr->page_size_cap = PAGE_SIZE;
+	attr->max_mr_size = U64_MAX;
+	attr->max_qp = KIW_MAX_QP;
+	attr->max_qp_wr = KIW_MAX_QP_WR;
+	attr->max_send_sge = KIW_MAX_SGE;
+	attr->max_recv_sge = KIW_MAX_SGE;
+	attr->max_sge_rd = KIW_MAX_SGE_RD;
+	attr->max_cq = KIW_MAX_CQ;
+	attr->max_cqe = KIW_MAX_CQE;
+	attr->max_mr = KIW_MAX_MR;
+	attr->max_pd = KIW_MAX_PD;
+	attr->max_qp_rd_atom = KIW_MAX_IRD;
+	attr->max_qp_init_rd_atom = KIW_MAX_ORD;
+	attr->max_res_rd_atom = KIW_MAX_QP * KIW_MAX_IRD;
+	attr->max_srq = KIW_MAX_SRQ;
+	attr->max_srq_wr = KIW_MAX_SRQ_WR;
+	attr->max_srq_sge = KIW_MAX_SGE;
+	attr->max_fast_reg_page_list_len = KIW_MAX_FRMR_PAGES;
+	attr->atomic_cap = IB_ATOMIC_NONE;
+	addrconf_addr_eui48((u8 *)&attr->sys_image_guid, mac);
+}
+EXPORT_SYMBOL_IF_KUNIT(kiw_fill_device_attr);
+
+static void kiw_get_mac(struct kiw_device *kdev, u8 *mac)
+{
+	spin_lock(&kdev->lock);
+	ether_addr_copy(mac, kdev->mac);
+	spin_unlock(&kdev->lock);
+}
+
+static int kiw_query_device(struct ib_device *ibdev,
+			    struct ib_device_attr *attr, struct ib_udata *udata)
+{
+	u8 mac[ETH_ALEN];
+
+	if (udata->inlen || udata->outlen)
+		return -EINVAL;
+	kiw_get_mac(to_kiw_dev(ibdev), mac);
+	kiw_fill_device_attr(attr, mac);
+	return 0;
+}
+
+static enum ib_port_state kiw_netdev_port_state(struct net_device *netdev)
+{
+	return netif_running(netdev) && netif_carrier_ok(netdev) ?
+	       IB_PORT_ACTIVE : IB_PORT_DOWN;
+}
+
+static int kiw_query_port(struct ib_device *ibdev, u32 port,
+			  struct ib_port_attr *attr)
+{
+	struct net_device *netdev = to_kiw_dev(ibdev)->netdev;
+	int ret;
+
+	memset(attr, 0, sizeof(*attr));
+	ret = ib_get_eth_speed(ibdev, port, &attr->active_speed,
+			       &attr->active_width);
+	if (ret)
+		return ret;
+
+	attr->state = kiw_netdev_port_state(netdev);
+	attr->phys_state = attr->state == IB_PORT_ACTIVE ?
+			   IB_PORT_PHYS_STATE_LINK_UP :
+			   IB_PORT_PHYS_STATE_DISABLED;
+	attr->gid_tbl_len = 1;
+	attr->max_msg_sz = U32_MAX;
+	attr->max_mtu = ib_mtu_int_to_enum(READ_ONCE(netdev->max_mtu));
+	attr->active_mtu = ib_mtu_int_to_enum(READ_ONCE(netdev->mtu));
+	attr->port_cap_flags = IB_PORT_CM_SUP | IB_PORT_DEVICE_MGMT_SUP;
+	return 0;
+}
+
+static int kiw_get_port_immutable(struct ib_device *ibdev, u32 port,
+				  struct ib_port_immutable *immutable)
+{
+	immutable->gid_tbl_len = 1;
+	immutable->core_cap_flags = RDMA_CORE_PORT_IWARP;
+	return 0;
+}
+
+static int kiw_query_gid(struct ib_device *ibdev, u32 port, int index,
+			 union ib_gid *gid)
+{
+	u8 mac[ETH_ALEN];
+
+	if (index != 0)
+		return -EINVAL;
+	kiw_get_mac(to_kiw_dev(ibdev), mac);
+	kiw_gid_from_mac(mac, gid);
+	return 0;
+}
+
+/* Called by the RDMA core when the device is unregistered, once. */
+static void kiw_dealloc_driver(struct ib_device *ibdev)
+{
+	struct kiw_device *kdev = to_kiw_dev(ibdev);
+
+	mutex_lock(&kiw_devices_lock);
+	list_del_init(&kdev->list);
+	mutex_unlock(&kiw_devices_lock);
+	netdev_put(kdev->netdev, &kdev->netdev_tracker);
+	kiw_dbg(kdev, "released\n");
+}
+
+static const struct ib_device_ops kiw_dev_ops = {
+	.owner = THIS_MODULE,
+	.driver_id = RDMA_DRIVER_SIW,
+	.uverbs_abi_ver = SIW_ABI_VERSION,
+
+	.dealloc_driver = kiw_dealloc_driver,
+	.get_port_immutable = kiw_get_port_immutable,
+	.query_device = kiw_query_device,
+	.query_gid = kiw_query_gid,
+	.query_port = kiw_query_port,
+};
+
+bool kiw_is_kiw_device(const struct ib_device *ibdev)
+{
+	return ibdev->ops.dealloc_driver == kiw_dealloc_driver;
+}
+
+static struct kiw_device *kiw_device_alloc(struct net_device *netdev)
+{
+	struct kiw_device *kdev;
+	struct ib_device *ibdev;
+
+	kdev = ib_alloc_device(kiw_device, ibdev);
+	if (!kdev)
+		return NULL;
+	ibdev = &kdev->ibdev;
+
+	INIT_LIST_HEAD(&kdev->list);
+	spin_lock_init(&kdev->lock);
+	ether_addr_copy(kdev->mac, netdev->dev_addr);
+	kdev->port_state = kiw_netdev_port_state(netdev);
+	kdev->netdev = netdev;
+	netdev_hold(netdev, &kdev->netdev_tracker, GFP_KERNEL);
+
+	ibdev->node_type = RDMA_NODE_RNIC;
+	ibdev->phys_port_cnt = 1;
+	ibdev->num_comp_vectors = 1;
+	ibdev->iw_driver_flags = IW_F_NO_PORT_MAP;
+	addrconf_addr_eui48((u8 *)&ibdev->node_guid, kdev->mac);
+	strscpy(ibdev->node_desc, KIW_NODE_DESC, sizeof(ibdev->node_desc));
+	strscpy(ibdev->iw_ifname, netdev->name, sizeof(ibdev->iw_ifname));
+	ib_set_device_ops(ibdev, &kiw_dev_ops);
+	ib_set_device_ops(ibdev, &kiw_verbs_ops);
+	return kdev;
+}
+
+static void kiw_device_free(struct kiw_device *kdev)
+{
+	netdev_put(kdev->netdev, &kdev->netdev_tracker);
+	ib_dealloc_device(&kdev->ibdev);
+}
+
+/* "rdma link add <name> type kiw netdev <netdev>"; netdev is held for us. */
+int kiw_newlink(const char *ibdev_name, struct net_device *netdev)
+{
+	struct ib_device *other;
+	struct kiw_device *kdev;
+	int ret;
+
+	if (!kiw_netdev_qualified(netdev)) {
+		pr_warn_ratelimited("kiw: %s is not an Ethernet interface\n",
+				    netdev->name);
+		return -EINVAL;
+	}
+	/* One software iWARP device (kiw or siw) per interface. */
+	other = ib_device_get_by_netdev(netdev, RDMA_DRIVER_SIW);
+	if (other) {
+		pr_warn_ratelimited("kiw: %s already has RDMA device %s\n",
+				    netdev->name, dev_name(&other->dev));
+		ib_device_put(other);
+		return -EEXIST;
+	}
+
+	kdev = kiw_device_alloc(netdev);
+	if (!kdev)
+		return -ENOMEM;
+	ret = ib_device_set_netdev(&kdev->ibdev, netdev, 1);
+	if (ret)
+		goto err_free;
+
+	mutex_lock(&kiw_devices_lock);
+	list_add_tail(&kdev->list, &kiw_devices);
+	mutex_unlock(&kiw_devices_lock);
+
+	ib_mark_name_assigned_by_user(&kdev->ibdev);
+	ret = ib_register_device(&kdev->ibdev, ibdev_name, NULL);
+	if (ret)
+		goto err_unlist;
+
+	/*
+	 * If the netdev started unregistering before the device was findable
+	 * by netdev, our notifier missed NETDEV_UNREGISTER and would hold the
+	 * netdev forever; reg_state changes before the notifier runs.
+	 */
+	if (READ_ONCE(netdev->reg_state) != NETREG_REGISTERED)
+		ib_unregister_device_queued(&kdev->ibdev);
+	kiw_dbg(kdev, "created on %s\n", netdev->name);
+	return 0;
+
+err_unlist:
+	mutex_lock(&kiw_devices_lock);
+	list_del_init(&kdev->list);
+	mutex_unlock(&kiw_devices_lock);
+err_free:
+	kiw_device_free(kdev);
+	return ret;
+}
+
+static void kiw_port_event(struct kiw_device *kdev, enum ib_event_type type)
+{
+	struct ib_event event = {
+		.device = &kdev->ibdev,
+		.event = type,
+		.element.port_num = 1,
+	};
+
+	ib_dispatch_event(&event);
+}
+
+/* Report carrier and admin state changes once each; called under RTNL. */
+static void kiw_update_port_state(struct kiw_device *kdev)
+{
+	enum ib_port_state state = kiw_netdev_port_state(kdev->netdev);
+
+	ASSERT_RTNL();
+	if (state == kdev->port_state)
+		return;
+	kdev->port_state = state;
+	kiw_port_event(kdev, state == IB_PORT_ACTIVE ? IB_EVENT_PORT_ACTIVE :
+						       IB_EVENT_PORT_ERR);
+}
+
+static void kiw_update_mac(struct kiw_device *kdev)
+{
+	spin_lock(&kdev->lock);
+	ether_addr_copy(kdev->mac, kdev->netdev->dev_addr);
+	spin_unlock(&kdev->lock);
+	kiw_port_event(kdev, IB_EVENT_GID_CHANGE);
+}
+
+/* Netdev notifier: runs under RTNL for every interface in every netns. */
+int kiw_netdev_event(struct notifier_block *nb, unsigned long event, void *ptr)
+{
+	struct net_device *netdev = netdev_notifier_info_to_dev(ptr);
+	struct ib_device *ibdev;
+	struct kiw_device *kdev;
+
+	ibdev = ib_device_get_by_netdev(netdev, RDMA_DRIVER_SIW);
+	if (!ibdev)
+		return NOTIFY_DONE;
+	if (!kiw_is_kiw_device(ibdev))	/* a siw device */
+		goto out;
+	kdev = to_kiw_dev(ibdev);
+
+	switch (event) {
+	case NETDEV_UP:
+	case NETDEV_DOWN:
+	case NETDEV_CHANGE:
+		kiw_update_port_state(kdev);
+		break;
+	case NETDEV_CHANGEADDR:
+		kiw_update_mac(kdev);
+		break;
+	case NETDEV_CHANGENAME:
+		strscpy(ibdev->iw_ifname, netdev->name,
+			sizeof(ibdev->iw_ifname));
+		break;
+	case NETDEV_UNREGISTER:
+		/* Also sent when the netdev moves to another netns. */
+		kiw_dbg(kdev, "%s is going away, removing the device\n",
+			netdev->name);
+		ib_unregister_device_queued(ibdev);
+		break;
+	default:
+		break;
+	}
+out:
+	ib_device_put(ibdev);
+	return NOTIFY_DONE;
+}

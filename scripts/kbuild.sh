@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# Build kiw out of tree against one kernel, in a build directory of its own,
+# so builds for several kernels (Debian's stock one, the debug one) and for
+# the static checks never overwrite each other's objects.
+#
+# Usage: scripts/kbuild.sh KDIR BUILD_DIR [extra kbuild arguments...]
+# The build directory mirrors the source tree with symlinks; kbuild writes
+# its objects there. Modules end up in
+#   BUILD_DIR/drivers/infiniband/sw/kiw/kiw.ko and BUILD_DIR/kunit/kiw_kunit.ko
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+kdir=${1:?KDIR}
+build=${2:?BUILD_DIR}
+shift 2
+[ -f "$kdir/Makefile" ] || kiw_die "KDIR=$kdir is not a kernel build directory"
+
+mkdir -p "$build"
+# Refresh the symlink farm: drop old links (keeping objects), link anew.
+find "$build" -type l -delete
+for d in Kbuild drivers include kunit; do
+	cp -rs "$KIW_TOP/$d" "$build/"
+done
+exec make -C "$kdir" M="$build" CONFIG_RDMA_KIW=m "$@"

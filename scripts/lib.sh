@@ -1,0 +1,31 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# Shared settings for kiw's scripts. Source it; do not run it.
+#
+# Caches live outside the repository, under KIW_CACHE, and every cache entry
+# is keyed by what it was made from, so a stale one is never used.
+
+KIW_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+KIW_CACHE=${KIW_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kiw}
+KIW_JOBS=${KIW_JOBS:-$(nproc)}
+
+kiw_log() { printf '[kiw] %s\n' "$*" >&2; }
+kiw_die() { printf '[kiw] error: %s\n' "$*" >&2; exit 1; }
+
+# Debian package version of an installed package, or nothing.
+kiw_pkg_version() { dpkg-query -W -f='${Version}' "$1" 2>/dev/null; }
+
+# The kernel release (uname -r) of Debian's linux-headers-6.12-amd64, found
+# from the installed metapackage, never hard-coded.
+kiw_stock_release() {
+	local dep
+	dep=$(dpkg-query -W -f='${Depends}' linux-headers-6.12-amd64 2>/dev/null |
+	      tr ',' '\n' | sed -n 's/^ *linux-headers-\([^ ]*\).*/\1/p' | head -n 1)
+	[ -n "$dep" ] || kiw_die "linux-headers-6.12-amd64 is not installed (run scripts/setup-deps.sh)"
+	echo "$dep"
+}
+
+kiw_stock_kdir() { echo "/usr/src/linux-headers-$(kiw_stock_release)"; }
+
+# A short hash of files and strings, for cache keys.
+kiw_hash() { cat "$@" | sha256sum | cut -c1-12; }
