@@ -149,3 +149,4 @@ void kiw_cfg_snapshot(struct kiw_mpa_cfg *cfg)
 	cfg->rev = READ_ONCE(kiw_param_mpa_rev);
 	cfg->timeout_ms = READ_ONCE(kiw_param_mpa_timeout_ms);
 }
+EXPORT_SYMBOL_IF_KUNIT(kiw_cfg_snapshot);
