@@ -6,7 +6,11 @@
  *   kiw_main.c   module init/exit, "rdma link" type, the device list
  *   kiw_cfg.c    module parameters (validated) and their snapshot
  *   kiw_dev.c    device creation, attributes, query verbs, netdev events
- *   kiw_verbs.c  user context and protection domain verbs
+ *   kiw_verbs.c  user context, PD, mmap, and the verbs ops table
+ *   kiw_cq.c     completion queues            (kiw_cq.h)
+ *   kiw_qp.c     QPs and their state machine  (kiw_qp.h)
+ *   kiw_srq.c    shared receive queues        (kiw_srq.h)
+ *   kiw_mem.c    MRs, STags, memory access    (kiw_mem.h)
  */
 #ifndef KIW_H
 #define KIW_H
@@ -15,6 +19,7 @@
 #include <linux/list.h>
 #include <linux/netdevice.h>
 #include <linux/spinlock.h>
+#include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 
 #include "kiw_limits.h"
@@ -55,6 +60,25 @@ struct kiw_device {
 	/* Live objects, to enforce kiw_limits. */
 	atomic_t num_ucontext;
 	atomic_t num_pd;
+	atomic_t num_cq;
+	atomic_t num_qp;
+	atomic_t num_srq;
+	atomic_t num_mr;
+
+	/*
+	 * QP number -> struct kiw_qp (kiw_qp.c), for iw_get_qp. Numbers are
+	 * handed out cyclically from qp_next; the xarray's own lock
+	 * (taken with interrupts off) protects both.
+	 */
+	struct xarray qp_xa;
+	u32 qp_next;
+
+	/*
+	 * STag index (24 bits) -> struct kiw_mr (kiw_mem.c). Lookups run
+	 * under RCU from any context; insert and erase use the xarray's own
+	 * lock with interrupts off.
+	 */
+	struct xarray mr_xa;
 };
 
 static inline struct kiw_device *to_kiw_dev(struct ib_device *ibdev)
@@ -100,5 +124,10 @@ bool kiw_is_kiw_device(const struct ib_device *ibdev);
 
 /* kiw_verbs.c */
 extern const struct ib_device_ops kiw_verbs_ops;
+int kiw_take_slot(atomic_t *count, int max);
+struct rdma_user_mmap_entry *kiw_mmap_insert(struct ib_ucontext *uctx,
+					     void *addr, size_t len, u64 *key);
+void kiw_device_init_objects(struct kiw_device *kdev);
+void kiw_device_fini_objects(struct kiw_device *kdev);
 
 #endif /* KIW_H */

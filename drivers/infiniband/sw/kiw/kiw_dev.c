@@ -144,6 +144,7 @@ static void kiw_dealloc_driver(struct ib_device *ibdev)
 	list_del_init(&kdev->list);
 	mutex_unlock(&kiw_devices_lock);
 	netdev_put(kdev->netdev, &kdev->netdev_tracker);
+	kiw_device_fini_objects(kdev);
 	kiw_dbg(kdev, "released\n");
 }
 
@@ -176,6 +177,7 @@ static struct kiw_device *kiw_device_alloc(struct net_device *netdev)
 
 	INIT_LIST_HEAD(&kdev->list);
 	spin_lock_init(&kdev->lock);
+	kiw_device_init_objects(kdev);
 	ether_addr_copy(kdev->mac, netdev->dev_addr);
 	kdev->port_state = kiw_netdev_port_state(netdev);
 	kdev->netdev = netdev;

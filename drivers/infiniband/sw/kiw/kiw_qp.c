@@ -1,0 +1,766 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * kiw QPs: the state machine, references, events, the work queue helpers
+ * the data path uses (fetch, complete, flush), and the QP verbs other than
+ * posting (kiw_post.c).
+ */
+#include <linux/log2.h>
+#include <linux/overflow.h>
+#include <linux/vmalloc.h>
+#include <rdma/uverbs_ioctl.h>
+#include <kunit/visibility.h>
+
+#include "kiw_qp.h"
+#include "kiw_ring.h"
+#include "kiw_srq.h"
+#include "kiw_mem.h"
+
+/* IB QP numbers are 24 bits; 0 and 1 name the IB special QPs. */
+#define KIW_QPN_MIN 2
+#define KIW_QPN_MAX 0xffffff
+
+/**
+ * kiw_qp_transition - what modify_qp to @req does in iWARP state @cur
+ * @cur: the QP's state
+ * @req: the IB state the consumer asks for
+ * @next: the state to enter
+ * @actions: KIW_QP_ACT_* the change asks for
+ *
+ * rdma_cm walks an unconnected QP through RESET, INIT and RTR: for iWARP
+ * those are all IDLE. Only the CM moves a QP to RTS (when MPA completes),
+ * so asking for RTS is accepted only where it changes nothing. iw_cm asks
+ * for SQD to disconnect gracefully and for ERR to abort; ib_drain_qp asks
+ * for ERR too. RESET after ERR makes the QP reusable (the caller also
+ * checks that no connection is left).
+ *
+ * Return: 0, or -EINVAL for a change that cannot be made.
+ */
+int kiw_qp_transition(enum kiw_qp_state cur, enum ib_qp_state req,
+		      enum kiw_qp_state *next, unsigned int *actions)
+{
+	bool connected = cur == KIW_QP_RTS || cur == KIW_QP_CLOSING ||
+			 cur == KIW_QP_TERMINATE;
+
+	*next = cur;
+	*actions = KIW_QP_ACT_NONE;
+	switch (req) {
+	case IB_QPS_RESET:
+		if (cur != KIW_QP_IDLE && cur != KIW_QP_ERROR)
+			return -EINVAL;
+		*next = KIW_QP_IDLE;
+		return 0;
+	case IB_QPS_INIT:
+	case IB_QPS_RTR:
+		return cur == KIW_QP_IDLE ? 0 : -EINVAL;
+	case IB_QPS_RTS:
+		return cur == KIW_QP_RTS ? 0 : -EINVAL;
+	case IB_QPS_SQD:
+		if (cur == KIW_QP_RTS) {
+			*next = KIW_QP_CLOSING;
+			*actions = KIW_QP_ACT_CLOSE;
+		}
+		return 0;
+	case IB_QPS_ERR:
+		*next = KIW_QP_ERROR;
+		*actions = KIW_QP_ACT_FLUSH;
+		if (connected)
+			*actions |= KIW_QP_ACT_ABORT;
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(kiw_qp_transition);
+
+/* The IB state query_qp reports for an iWARP state. */
+enum ib_qp_state kiw_qp_ib_state(enum kiw_qp_state state,
+				 enum ib_qp_state idle_ib_state)
+{
+	switch (state) {
+	case KIW_QP_IDLE:
+		return idle_ib_state;
+	case KIW_QP_RTS:
+		return IB_QPS_RTS;
+	case KIW_QP_CLOSING:
+		return IB_QPS_SQD;
+	case KIW_QP_TERMINATE:
+		return IB_QPS_SQE;
+	default:
+		return IB_QPS_ERR;
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(kiw_qp_ib_state);
+
+/* Ring entries for @wr requested work requests: a power of two, >= 1. */
+u32 kiw_wq_size(u32 wr)
+{
+	return roundup_pow_of_two(max(wr, 1u));
+}
+EXPORT_SYMBOL_IF_KUNIT(kiw_wq_size);
+
+static bool kiw_sqe_opcode_ok(u8 opcode, bool kernel_qp)
+{
+	switch (opcode) {
+	case SIW_OP_WRITE:
+	case SIW_OP_READ:
+	case SIW_OP_SEND:
+	case SIW_OP_SEND_REMOTE_INV:
+		return true;
+	case SIW_OP_READ_LOCAL_INV:
+	case SIW_OP_INVAL_STAG:
+	case SIW_OP_REG_MR:
+		return kernel_qp;	/* never from a user ring */
+	default:
+		return false;
+	}
+}
+
+/* Sum of @n SGE lengths, or -EINVAL if a message could not carry it. */
+static int kiw_sge_total(const struct siw_sge *sge, u32 n, u32 *total)
+{
+	u64 sum = 0;
+	u32 i;
+
+	for (i = 0; i < n; i++)
+		sum += sge[i].length;
+	if (sum > U32_MAX)
+		return -EINVAL;
+	*total = sum;
+	return 0;
+}
+
+static int kiw_sqe_check(const struct siw_sqe *e, bool kernel_qp, u32 max_sge,
+			 u32 max_inline, struct kiw_sqe *sqe)
+{
+	bool inline_ok = e->opcode == SIW_OP_SEND ||
+			 e->opcode == SIW_OP_SEND_REMOTE_INV ||
+			 e->opcode == SIW_OP_WRITE;
+
+	if (!kiw_sqe_opcode_ok(e->opcode, kernel_qp))
+		return -EINVAL;
+	sqe->opcode = e->opcode;
+	sqe->rkey = e->rkey;
+	sqe->raddr = e->raddr;
+	sqe->num_sge = 0;
+	sqe->length = 0;
+	if (e->opcode == SIW_OP_REG_MR) {
+		sqe->reg_mr = (struct kiw_mr *)(uintptr_t)e->base_mr;
+		sqe->access = e->access;
+		return sqe->reg_mr ? 0 : -EINVAL;
+	}
+	if (e->opcode == SIW_OP_INVAL_STAG)
+		return 0;
+	if (sqe->flags & SIW_WQE_INLINE) {
+		if (!inline_ok || e->sge[0].length > max_inline)
+			return -EINVAL;
+		sqe->length = e->sge[0].length;
+		memcpy(sqe->inline_data, &e->sge[1], sqe->length);
+		return 0;
+	}
+	if (e->num_sge > max_sge)
+		return -EINVAL;
+	if ((e->opcode == SIW_OP_READ || e->opcode == SIW_OP_READ_LOCAL_INV) &&
+	    e->num_sge > KIW_MAX_SGE_RD)
+		return -EINVAL;
+	if (e->opcode == SIW_OP_READ_LOCAL_INV && e->num_sge != 1)
+		return -EINVAL;
+	sqe->num_sge = e->num_sge;
+	memcpy(sqe->sge, e->sge, e->num_sge * sizeof(e->sge[0]));
+	return kiw_sge_total(sqe->sge, sqe->num_sge, &sqe->length);
+}
+
+/**
+ * kiw_sqe_copy - copy an SQ ring entry into kernel memory and validate it
+ * @slot: the ring entry (user space may be writing it right now)
+ * @kernel_qp: the ring belongs to a kernel QP (kernel-only opcodes allowed)
+ * @max_sge: the QP's SGE limit
+ * @max_inline: the QP's inline data limit
+ * @sqe: the copy; id and flags are set even when the entry is invalid
+ *
+ * The flags are read first, with acquire semantics: the producer stores
+ * them last. Everything else is read once, into a local copy, and only the
+ * copy is checked and used.
+ *
+ * Return: 0; -ENOENT if the entry is not posted; -EINVAL if it is malformed.
+ */
+int kiw_sqe_copy(const struct siw_sqe *slot, bool kernel_qp, u32 max_sge,
+		 u32 max_inline, struct kiw_sqe *sqe)
+{
+	struct siw_sqe e;
+	u16 flags;
+
+	flags = kiw_ring_flags(slot);
+	if (!(flags & SIW_WQE_VALID))
+		return -ENOENT;
+	memcpy(&e, slot, sizeof(e));
+	sqe->id = e.id;
+	sqe->flags = flags & (SIW_WQE_VALID | SIW_WQE_INLINE |
+			      SIW_WQE_SIGNALLED | SIW_WQE_SOLICITED |
+			      SIW_WQE_READ_FENCE);
+	sqe->reg_mr = NULL;
+	sqe->opcode = e.opcode;
+	return kiw_sqe_check(&e, kernel_qp, min_t(u32, max_sge, KIW_MAX_SGE),
+			     min_t(u32, max_inline, KIW_MAX_INLINE), sqe);
+}
+EXPORT_SYMBOL_IF_KUNIT(kiw_sqe_copy);
+
+/* As kiw_sqe_copy(), for an RQ or SRQ entry. */
+int kiw_rqe_copy(const struct siw_rqe *slot, u32 max_sge, struct kiw_rqe *rqe)
+{
+	struct siw_rqe e;
+
+	if (!kiw_ring_posted(slot))
+		return -ENOENT;
+	memcpy(&e, slot, sizeof(e));
+	rqe->id = e.id;
+	rqe->num_sge = 0;
+	rqe->length = 0;
+	if (e.num_sge > min_t(u32, max_sge, KIW_MAX_SGE))
+		return -EINVAL;
+	rqe->num_sge = e.num_sge;
+	memcpy(rqe->sge, e.sge, e.num_sge * sizeof(e.sge[0]));
+	return kiw_sge_total(rqe->sge, rqe->num_sge, &rqe->length);
+}
+EXPORT_SYMBOL_IF_KUNIT(kiw_rqe_copy);
+
+enum ib_wc_opcode kiw_wc_opcode(u8 siw_opcode)
+{
+	switch (siw_opcode) {
+	case SIW_OP_WRITE:
+		return IB_WC_RDMA_WRITE;
+	case SIW_OP_READ:
+	case SIW_OP_READ_LOCAL_INV:
+		return IB_WC_RDMA_READ;
+	case SIW_OP_INVAL_STAG:
+		return IB_WC_LOCAL_INV;
+	case SIW_OP_REG_MR:
+		return IB_WC_REG_MR;
+	case SIW_OP_RECEIVE:
+		return IB_WC_RECV;
+	default:
+		return IB_WC_SEND;
+	}
+}
+
+static void kiw_qp_release(struct kref *ref)
+{
+	complete(&container_of(ref, struct kiw_qp, ref)->released);
+}
+
+void kiw_qp_get(struct kiw_qp *qp)
+{
+	kref_get(&qp->ref);
+}
+
+void kiw_qp_put(struct kiw_qp *qp)
+{
+	kref_put(&qp->ref, kiw_qp_release);
+}
+
+/* The QP a number names, without a reference (iw_get_qp semantics). */
+struct kiw_qp *kiw_qp_from_num(struct kiw_device *kdev, u32 qpn)
+{
+	return xa_load(&kdev->qp_xa, qpn);
+}
+
+void kiw_iw_add_ref(struct ib_qp *qp)
+{
+	kiw_qp_get(to_kiw_qp(qp));
+}
+
+void kiw_iw_rem_ref(struct ib_qp *qp)
+{
+	kiw_qp_put(to_kiw_qp(qp));
+}
+
+struct ib_qp *kiw_iw_get_qp(struct ib_device *ibdev, int qpn)
+{
+	struct kiw_qp *qp = kiw_qp_from_num(to_kiw_dev(ibdev), qpn);
+
+	return qp ? &qp->base : NULL;
+}
+
+/* The one way async events reach the consumer. Any context. */
+void kiw_qp_event(struct kiw_qp *qp, enum ib_event_type type)
+{
+	struct ib_event event = {
+		.device = qp->base.device,
+		.event = type,
+		.element.qp = &qp->base,
+	};
+
+	if (qp->base.event_handler)
+		qp->base.event_handler(&event, qp->base.qp_context);
+}
+
+/* Complete one WR with a flush error (also for WRs posted after error). */
+int kiw_wq_flush_one(struct kiw_qp *qp, struct kiw_cq *cq, u64 wr_id,
+		     enum ib_wc_opcode opcode, bool *notify)
+{
+	struct kiw_wc wc = {
+		.wr_id = wr_id,
+		.opcode = opcode,
+		.status = IB_WC_WR_FLUSH_ERR,
+		.qp = &qp->base,
+		.qp_num = qp->base.qp_num,
+	};
+
+	return kiw_cq_add(cq, &wc, notify);
+}
+
+/*
+ * Flush a ring from get on, in order. Reading a user ring is safe here:
+ * only the id and opcode are taken, once each, and go back to that same
+ * user's CQ. The walk is bounded by the ring size whatever user space does.
+ */
+void kiw_sq_flush_locked(struct kiw_qp *qp, bool *notify)
+{
+	struct siw_sqe *ring = qp->sq.ring;
+	u32 n;
+
+	lockdep_assert_held(&qp->sq.lock);
+	for (n = 0; n < qp->sq.num; n++) {
+		struct siw_sqe *slot = &ring[qp->sq.get & (qp->sq.num - 1)];
+
+		if (!kiw_ring_posted(slot))
+			break;
+		kiw_wq_flush_one(qp, qp->scq, READ_ONCE(slot->id),
+				 kiw_wc_opcode(READ_ONCE(slot->opcode)), notify);
+		kiw_ring_free(slot);
+		qp->sq.get++;
+	}
+}
+
+void kiw_rq_flush_locked(struct kiw_qp *qp, bool *notify)
+{
+	struct siw_rqe *ring = qp->rq.ring;
+	u32 n;
+
+	lockdep_assert_held(&qp->rq.lock);
+	if (qp->srq) {
+		if (qp->srq_wqe_active)
+			kiw_wq_flush_one(qp, qp->rcq, qp->srq_wqe.id,
+					 IB_WC_RECV, notify);
+		qp->srq_wqe_active = false;
+		return;
+	}
+	for (n = 0; n < qp->rq.num; n++) {
+		struct siw_rqe *slot = &ring[qp->rq.get & (qp->rq.num - 1)];
+
+		if (!kiw_ring_posted(slot))
+			break;
+		kiw_wq_flush_one(qp, qp->rcq, READ_ONCE(slot->id), IB_WC_RECV,
+				 notify);
+		kiw_ring_free(slot);
+		qp->rq.get++;
+	}
+}
+
+static void kiw_qp_flush(struct kiw_qp *qp)
+{
+	bool notify_s = false, notify_r = false;
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->sq.lock, flags);
+	kiw_sq_flush_locked(qp, &notify_s);
+	spin_unlock_irqrestore(&qp->sq.lock, flags);
+	spin_lock_irqsave(&qp->rq.lock, flags);
+	kiw_rq_flush_locked(qp, &notify_r);
+	spin_unlock_irqrestore(&qp->rq.lock, flags);
+	if (notify_s)
+		kiw_cq_notify(qp->scq);
+	if (notify_r)
+		kiw_cq_notify(qp->rcq);
+}
+
+/* Carry out a state change's actions; no kiw lock held. */
+static void kiw_qp_act(struct kiw_qp *qp, enum kiw_qp_state prev,
+		       unsigned int actions)
+{
+	if (actions & KIW_QP_ACT_FLUSH) {
+		kiw_qp_flush(qp);
+		/* IB: a QP on an SRQ reports when it will take no more. */
+		if (qp->srq && prev != KIW_QP_ERROR)
+			kiw_qp_event(qp, IB_EVENT_QP_LAST_WQE_REACHED);
+	}
+	if (actions & KIW_QP_ACT_CLOSE)
+		kiw_cm_qp_close(qp, false);
+	if (actions & KIW_QP_ACT_ABORT)
+		kiw_cm_qp_close(qp, true);
+}
+
+/* Enter ERROR, flush, and abort the connection if there is one. */
+void kiw_qp_error(struct kiw_qp *qp)
+{
+	enum kiw_qp_state prev, next;
+	unsigned int actions;
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->state_lock, flags);
+	prev = qp->state;
+	kiw_qp_transition(prev, IB_QPS_ERR, &next, &actions);
+	WRITE_ONCE(qp->state, next);
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+	kiw_qp_act(qp, prev, actions);
+}
+
+/* The CM: MPA completed, the QP may move data. */
+int kiw_qp_llp_established(struct kiw_qp *qp)
+{
+	unsigned long flags;
+	int ret = 0;
+
+	spin_lock_irqsave(&qp->state_lock, flags);
+	if (qp->state == KIW_QP_IDLE)
+		WRITE_ONCE(qp->state, KIW_QP_RTS);
+	else
+		ret = -EINVAL;
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+	if (!ret)
+		kiw_tx_kick(qp);
+	return ret;
+}
+
+/*
+ * The CM: the connection is gone (closed gracefully, reset, or lost with
+ * @error). The QP enters ERROR and flushes; losing a connection that was
+ * in use is a fatal error for the consumer.
+ */
+void kiw_qp_llp_closed(struct kiw_qp *qp, bool error)
+{
+	enum kiw_qp_state prev;
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->state_lock, flags);
+	prev = qp->state;
+	WRITE_ONCE(qp->state, KIW_QP_ERROR);
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+	if (error && prev == KIW_QP_RTS)
+		kiw_qp_event(qp, IB_EVENT_QP_FATAL);
+	kiw_qp_act(qp, prev, KIW_QP_ACT_FLUSH);
+}
+
+/*
+ * The data path detected an error on a connected QP: remember the Terminate
+ * error, tell the consumer, and let the TX send the Terminate. Only the
+ * first error counts: a QP already terminating or in error stays as it is.
+ * An unconnected QP has no one to tell: it goes straight to ERROR.
+ */
+void kiw_qp_terminate(struct kiw_qp *qp, kiw_term_t term,
+		      enum ib_event_type event)
+{
+	enum kiw_qp_state prev;
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->state_lock, flags);
+	prev = qp->state;
+	if (prev == KIW_QP_RTS || prev == KIW_QP_CLOSING) {
+		WRITE_ONCE(qp->state, KIW_QP_TERMINATE);
+		qp->term = term;
+	}
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+
+	switch (prev) {
+	case KIW_QP_RTS:
+	case KIW_QP_CLOSING:
+		kiw_qp_event(qp, event);
+		kiw_tx_kick(qp);
+		break;
+	case KIW_QP_IDLE:
+		kiw_qp_error(qp);
+		break;
+	default:
+		break;
+	}
+}
+
+/* A Terminate arrived from the peer. */
+void kiw_qp_peer_terminate(struct kiw_qp *qp, enum ib_event_type event)
+{
+	kiw_qp_event(qp, event);
+	kiw_qp_error(qp);
+}
+
+static int kiw_qp_check_caps(const struct ib_qp_init_attr *attr)
+{
+	const struct ib_qp_cap *cap = &attr->cap;
+
+	if (attr->qp_type != IB_QPT_RC)
+		return -EOPNOTSUPP;
+	if (attr->create_flags || attr->rwq_ind_tbl)
+		return -EOPNOTSUPP;
+	if (cap->max_send_wr > KIW_MAX_QP_WR ||
+	    cap->max_send_sge > KIW_MAX_SGE ||
+	    cap->max_inline_data > KIW_MAX_INLINE)
+		return -EINVAL;
+	if (!attr->srq && (cap->max_recv_wr > KIW_MAX_QP_WR ||
+			   cap->max_recv_sge > KIW_MAX_SGE))
+		return -EINVAL;
+	return 0;
+}
+
+static int kiw_wq_alloc(struct kiw_wq *wq, u32 wr, size_t entry, bool user)
+{
+	size_t size;
+
+	spin_lock_init(&wq->lock);
+	wq->num = kiw_wq_size(wr);
+	size = array_size(wq->num, entry);
+	wq->ring = user ? vmalloc_user(size) : vzalloc(size);
+	return wq->ring ? 0 : -ENOMEM;
+}
+
+static void kiw_wq_free(struct kiw_wq *wq)
+{
+	if (wq->entry)
+		rdma_user_mmap_entry_remove(wq->entry);
+	vfree(wq->ring);
+}
+
+static int kiw_wq_map(struct kiw_wq *wq, struct ib_ucontext *uctx,
+		      size_t entry, __u64 *key)
+{
+	wq->entry = kiw_mmap_insert(uctx, wq->ring, wq->num * entry, key);
+	if (IS_ERR(wq->entry)) {
+		int ret = PTR_ERR(wq->entry);
+
+		wq->entry = NULL;
+		return ret;
+	}
+	return 0;
+}
+
+/* libsiw maps the rings with the keys and sizes it is told here. */
+static int kiw_qp_map_user(struct kiw_qp *qp, struct ib_udata *udata)
+{
+	struct kiw_ucontext *uctx = rdma_udata_to_drv_context(udata,
+				struct kiw_ucontext, base);
+	struct siw_uresp_create_qp uresp = {
+		.qp_id = qp->base.qp_num,
+		.num_sqe = qp->sq.num,
+		.num_rqe = qp->srq ? 0 : qp->rq.num,
+	};
+	int ret;
+
+	if (udata->outlen < sizeof(uresp))
+		return -EINVAL;
+	ret = kiw_wq_map(&qp->sq, &uctx->base, sizeof(struct siw_sqe),
+			 &uresp.sq_key);
+	if (!ret && !qp->srq)
+		ret = kiw_wq_map(&qp->rq, &uctx->base, sizeof(struct siw_rqe),
+				 &uresp.rq_key);
+	if (!ret)
+		ret = ib_copy_to_udata(udata, &uresp, sizeof(uresp));
+	return ret;
+}
+
+static void kiw_qp_init_fields(struct kiw_qp *qp, struct ib_qp_init_attr *attr,
+			       bool user)
+{
+	qp->kdev = to_kiw_dev(qp->base.device);
+	qp->pd = to_kiw_pd(qp->base.pd);
+	qp->scq = to_kiw_cq(attr->send_cq);
+	qp->rcq = to_kiw_cq(attr->recv_cq);
+	qp->srq = attr->srq ? to_kiw_srq(attr->srq) : NULL;
+	qp->user = user;
+	kref_init(&qp->ref);
+	init_completion(&qp->released);
+	spin_lock_init(&qp->state_lock);
+	qp->state = KIW_QP_IDLE;
+	qp->idle_ib_state = IB_QPS_RESET;
+	qp->ord = KIW_MAX_ORD;
+	qp->ird = KIW_MAX_IRD;
+	qp->max_send_sge = KIW_MAX_SGE;
+	qp->max_recv_sge = qp->srq ? 0 : KIW_MAX_SGE;
+	qp->max_inline = KIW_MAX_INLINE;
+	qp->sq_sig_all = attr->sq_sig_type == IB_SIGNAL_ALL_WR;
+	spin_lock_init(&qp->rq.lock);
+}
+
+/* What the QP can hold, as create_qp returns it and query_qp reports it. */
+static void kiw_qp_fill_cap(const struct kiw_qp *qp, struct ib_qp_cap *cap)
+{
+	cap->max_send_wr = qp->sq.num;
+	cap->max_recv_wr = qp->srq ? 0 : qp->rq.num;
+	cap->max_send_sge = qp->max_send_sge;
+	cap->max_recv_sge = qp->max_recv_sge;
+	cap->max_inline_data = qp->max_inline;
+}
+
+int kiw_create_qp(struct ib_qp *base, struct ib_qp_init_attr *attr,
+		  struct ib_udata *udata)
+{
+	struct kiw_device *kdev = to_kiw_dev(base->device);
+	struct kiw_qp *qp = to_kiw_qp(base);
+	u32 qpn;
+	int ret;
+
+	ret = kiw_qp_check_caps(attr);
+	if (ret)
+		return ret;
+	ret = kiw_take_slot(&kdev->num_qp, KIW_MAX_QP);
+	if (ret)
+		return ret;
+	kiw_qp_init_fields(qp, attr, !!udata);
+
+	ret = kiw_wq_alloc(&qp->sq, attr->cap.max_send_wr,
+			   sizeof(struct siw_sqe), qp->user);
+	if (!ret && !qp->srq)
+		ret = kiw_wq_alloc(&qp->rq, attr->cap.max_recv_wr,
+				   sizeof(struct siw_rqe), qp->user);
+	if (ret)
+		goto err_rings;
+
+	ret = xa_alloc_cyclic(&kdev->qp_xa, &qpn, NULL,
+			      XA_LIMIT(KIW_QPN_MIN, KIW_QPN_MAX),
+			      &kdev->qp_next, GFP_KERNEL);
+	if (ret < 0)
+		goto err_rings;
+	base->qp_num = qpn;
+	if (udata) {
+		ret = kiw_qp_map_user(qp, udata);
+		if (ret)
+			goto err_qpn;
+	}
+	kiw_tx_qp_init(qp);
+	kiw_rx_qp_init(qp);
+	kiw_qp_fill_cap(qp, &attr->cap);
+	/* Findable by iw_get_qp only now that it is complete. */
+	xa_store(&kdev->qp_xa, qpn, qp, GFP_KERNEL);
+	return 0;
+
+err_qpn:
+	xa_erase(&kdev->qp_xa, qpn);
+err_rings:
+	kiw_wq_free(&qp->sq);
+	kiw_wq_free(&qp->rq);
+	atomic_dec(&kdev->num_qp);
+	return ret;
+}
+
+/*
+ * Abort whatever the QP was doing, make it unfindable, and wait until
+ * iw_cm, the CM endpoint and the data path have dropped their references:
+ * the RDMA core frees the QP when this returns.
+ */
+int kiw_destroy_qp(struct ib_qp *base, struct ib_udata *udata)
+{
+	struct kiw_qp *qp = to_kiw_qp(base);
+	struct kiw_device *kdev = qp->kdev;
+
+	kiw_qp_error(qp);
+	xa_erase(&kdev->qp_xa, base->qp_num);
+	kiw_qp_put(qp);
+	wait_for_completion(&qp->released);
+
+	kiw_tx_qp_release(qp);
+	kiw_rx_qp_release(qp);
+	kiw_wq_free(&qp->sq);
+	kiw_wq_free(&qp->rq);
+	atomic_dec(&kdev->num_qp);
+	return 0;
+}
+
+/*
+ * Attributes iWARP has no use for (paths, PSNs, timeouts, retries, P_Key,
+ * Q_Key) are accepted and ignored, since rdma_cm and ULPs pass them; those
+ * that ask for something kiw cannot do are refused.
+ */
+#define KIW_QP_MASK_UNSUPPORTED (IB_QP_CAP | IB_QP_RATE_LIMIT)
+
+static int kiw_qp_check_attr(const struct ib_qp_attr *attr, int mask)
+{
+	if (mask & ~IB_QP_ATTR_STANDARD_BITS)
+		return -EOPNOTSUPP;
+	if (mask & KIW_QP_MASK_UNSUPPORTED)
+		return -EOPNOTSUPP;
+	if ((mask & IB_QP_MAX_QP_RD_ATOMIC) &&
+	    attr->max_rd_atomic > KIW_MAX_ORD)
+		return -EINVAL;
+	if ((mask & IB_QP_MAX_DEST_RD_ATOMIC) &&
+	    attr->max_dest_rd_atomic > KIW_MAX_IRD)
+		return -EINVAL;
+	return 0;
+}
+
+static void kiw_qp_set_attr(struct kiw_qp *qp, const struct ib_qp_attr *attr,
+			    int mask)
+{
+	lockdep_assert_held(&qp->state_lock);
+	if (mask & IB_QP_ACCESS_FLAGS)
+		qp->access = attr->qp_access_flags &
+			     (IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_READ);
+	if (mask & IB_QP_MAX_QP_RD_ATOMIC)
+		qp->ord = attr->max_rd_atomic;
+	if (mask & IB_QP_MAX_DEST_RD_ATOMIC)
+		qp->ird = attr->max_dest_rd_atomic;
+}
+
+int kiw_modify_qp(struct ib_qp *base, struct ib_qp_attr *attr, int mask,
+		  struct ib_udata *udata)
+{
+	struct kiw_qp *qp = to_kiw_qp(base);
+	unsigned int actions = KIW_QP_ACT_NONE;
+	enum kiw_qp_state prev, next;
+	unsigned long flags;
+	int ret;
+
+	ret = kiw_qp_check_attr(attr, mask);
+	if (ret)
+		return ret;
+
+	spin_lock_irqsave(&qp->state_lock, flags);
+	prev = qp->state;
+	next = prev;
+	if (mask & IB_QP_STATE) {
+		ret = kiw_qp_transition(prev, attr->qp_state, &next, &actions);
+		/* A QP is reused only once its connection is gone. */
+		if (!ret && prev == KIW_QP_ERROR && next == KIW_QP_IDLE &&
+		    qp->cep)
+			ret = -EBUSY;
+	}
+	if (!ret) {
+		kiw_qp_set_attr(qp, attr, mask);
+		WRITE_ONCE(qp->state, next);
+		if (next == KIW_QP_IDLE && (mask & IB_QP_STATE))
+			qp->idle_ib_state = attr->qp_state;
+	}
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+	if (ret)
+		return ret;
+	kiw_qp_act(qp, prev, actions);
+	return 0;
+}
+
+int kiw_query_qp(struct ib_qp *base, struct ib_qp_attr *attr, int mask,
+		 struct ib_qp_init_attr *init)
+{
+	struct kiw_qp *qp = to_kiw_qp(base);
+	unsigned long flags;
+
+	memset(attr, 0, sizeof(*attr));
+	memset(init, 0, sizeof(*init));
+	spin_lock_irqsave(&qp->state_lock, flags);
+	attr->qp_state = kiw_qp_ib_state(qp->state, qp->idle_ib_state);
+	attr->qp_access_flags = qp->access;
+	attr->max_rd_atomic = qp->ord;
+	attr->max_dest_rd_atomic = qp->ird;
+	attr->sq_draining = qp->state == KIW_QP_CLOSING;
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+
+	attr->cur_qp_state = attr->qp_state;
+	attr->path_mtu = ib_mtu_int_to_enum(READ_ONCE(qp->kdev->netdev->mtu));
+	attr->port_num = 1;
+	kiw_qp_fill_cap(qp, &attr->cap);
+
+	init->event_handler = base->event_handler;
+	init->qp_context = base->qp_context;
+	init->send_cq = base->send_cq;
+	init->recv_cq = base->recv_cq;
+	init->srq = base->srq;
+	init->cap = attr->cap;
+	init->sq_sig_type = qp->sq_sig_all ? IB_SIGNAL_ALL_WR : IB_SIGNAL_REQ_WR;
+	init->qp_type = IB_QPT_RC;
+	init->port_num = 1;
+	return 0;
+}
