@@ -364,7 +364,8 @@ int kiw_sq_complete(struct kiw_qp *qp, const struct kiw_sqe *sqe,
 	return ret;
 }
 
-static int kiw_rq_fetch_srq(struct kiw_qp *qp, struct kiw_rqe *rqe)
+static int kiw_rq_fetch_srq(struct kiw_qp *qp, struct kiw_rqe *rqe,
+			    bool *limit)
 {
 	int ret;
 
@@ -373,7 +374,7 @@ static int kiw_rq_fetch_srq(struct kiw_qp *qp, struct kiw_rqe *rqe)
 		*rqe = qp->srq_wqe;
 		return 0;
 	}
-	ret = kiw_srq_fetch(qp->srq, rqe);
+	ret = kiw_srq_fetch(qp->srq, rqe, limit);
 	if (ret != -ENOENT) {
 		/* Taken from the SRQ: this QP completes or flushes it. */
 		qp->srq_wqe = *rqe;
@@ -385,6 +386,7 @@ static int kiw_rq_fetch_srq(struct kiw_qp *qp, struct kiw_rqe *rqe)
 int kiw_rq_fetch(struct kiw_qp *qp, struct kiw_rqe *rqe)
 {
 	struct siw_rqe *ring = qp->rq.ring;
+	bool limit = false;
 	unsigned long flags;
 	int ret;
 
@@ -392,7 +394,7 @@ int kiw_rq_fetch(struct kiw_qp *qp, struct kiw_rqe *rqe)
 		return -ENOENT;
 	spin_lock_irqsave(&qp->rq.lock, flags);
 	if (qp->srq) {
-		ret = kiw_rq_fetch_srq(qp, rqe);
+		ret = kiw_rq_fetch_srq(qp, rqe, &limit);
 	} else {
 		rqe->pos = qp->rq.get;
 		rqe->from_srq = false;
@@ -400,6 +402,8 @@ int kiw_rq_fetch(struct kiw_qp *qp, struct kiw_rqe *rqe)
 				   qp->max_recv_sge, rqe);
 	}
 	spin_unlock_irqrestore(&qp->rq.lock, flags);
+	if (limit)
+		kiw_srq_limit_event(qp->srq);
 	return ret;
 }
 

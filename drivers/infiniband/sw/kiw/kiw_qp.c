@@ -753,7 +753,7 @@ int kiw_query_qp(struct ib_qp *base, struct ib_qp_attr *attr, int mask,
 	attr->port_num = 1;
 	kiw_qp_fill_cap(qp, &attr->cap);
 
-	init->event_handler = base->event_handler;
+	init->event_handler = base->registered_event_handler;
 	init->qp_context = base->qp_context;
 	init->send_cq = base->send_cq;
 	init->recv_cq = base->recv_cq;

@@ -32,7 +32,7 @@ bool kiw_srq_below_limit(const struct siw_rqe *ring, u32 num, u32 get,
 }
 EXPORT_SYMBOL_IF_KUNIT(kiw_srq_below_limit);
 
-static void kiw_srq_event(struct kiw_srq *srq)
+void kiw_srq_limit_event(struct kiw_srq *srq)
 {
 	struct ib_event event = {
 		.device = srq->base.device,
@@ -44,11 +44,10 @@ static void kiw_srq_event(struct kiw_srq *srq)
 		srq->base.event_handler(&event, srq->base.srq_context);
 }
 
-int kiw_srq_fetch(struct kiw_srq *srq, struct kiw_rqe *rqe)
+int kiw_srq_fetch(struct kiw_srq *srq, struct kiw_rqe *rqe, bool *limit)
 {
 	struct siw_rqe *slot;
 	unsigned long flags;
-	bool event = false;
 	int ret;
 
 	spin_lock_irqsave(&srq->lock, flags);
@@ -61,13 +60,11 @@ int kiw_srq_fetch(struct kiw_srq *srq, struct kiw_rqe *rqe)
 		if (srq->armed && kiw_srq_below_limit(srq->ring, srq->num,
 						      srq->get, srq->limit)) {
 			srq->armed = false;
-			event = true;
+			*limit = true;
 		}
 	}
 	spin_unlock_irqrestore(&srq->lock, flags);
 	rqe->from_srq = true;
-	if (event)
-		kiw_srq_event(srq);
 	return ret;
 }
 

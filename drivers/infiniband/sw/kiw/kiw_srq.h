@@ -55,9 +55,12 @@ bool kiw_srq_below_limit(const struct siw_rqe *ring, u32 num, u32 get,
 /*
  * Take the next posted entry for a QP's incoming Send: 0 with @rqe filled,
  * -ENOENT if none is posted, -EINVAL if the entry was malformed (it is
- * consumed; @rqe has its id for an error completion). Never sleeps.
+ * consumed; @rqe has its id for an error completion). Sets *@limit when
+ * this took the SRQ below its armed limit: the caller then calls
+ * kiw_srq_limit_event() once it holds no lock. Never sleeps.
  */
-int kiw_srq_fetch(struct kiw_srq *srq, struct kiw_rqe *rqe);
+int kiw_srq_fetch(struct kiw_srq *srq, struct kiw_rqe *rqe, bool *limit);
+void kiw_srq_limit_event(struct kiw_srq *srq);
 
 /* Verbs */
 int kiw_create_srq(struct ib_srq *srq, struct ib_srq_init_attr *attr,
