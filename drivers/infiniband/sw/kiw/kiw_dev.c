@@ -187,6 +187,8 @@ static struct kiw_device *kiw_device_alloc(struct net_device *netdev)
 	ibdev->phys_port_cnt = 1;
 	ibdev->num_comp_vectors = 1;
 	ibdev->iw_driver_flags = IW_F_NO_PORT_MAP;
+	/* libsiw's doorbell is an empty post_send: let it through uverbs. */
+	ibdev->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND);
 	addrconf_addr_eui48((u8 *)&ibdev->node_guid, kdev->mac);
 	strscpy(ibdev->node_desc, KIW_NODE_DESC, sizeof(ibdev->node_desc));
 	strscpy(ibdev->iw_ifname, netdev->name, sizeof(ibdev->iw_ifname));

@@ -72,6 +72,12 @@ struct kiw_mmap_entry {
 };
 
 /*
+ * libsiw takes the key SIW_INVAL_UOBJ_KEY to mean "no mapping" and gives up
+ * on the object, so no key may ever equal it: keys start above it.
+ */
+#define KIW_MMAP_MIN_PGOFF ((SIW_INVAL_UOBJ_KEY >> PAGE_SHIFT) + 1)
+
+/*
  * Offer @len octets at @addr to user space; *@key is the mmap offset to
  * give it. Remove the entry (rdma_user_mmap_entry_remove()) when the object
  * goes; the memory itself may outlive a mapping's entry, since the pages a
@@ -87,7 +93,8 @@ struct rdma_user_mmap_entry *kiw_mmap_insert(struct ib_ucontext *uctx,
 	if (!entry)
 		return ERR_PTR(-ENOMEM);
 	entry->addr = addr;
-	ret = rdma_user_mmap_entry_insert(uctx, &entry->base, len);
+	ret = rdma_user_mmap_entry_insert_range(uctx, &entry->base, len,
+						KIW_MMAP_MIN_PGOFF, U32_MAX);
 	if (ret) {
 		kfree(entry);
 		return ERR_PTR(ret);

@@ -1,0 +1,34 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# kiw-vm: kernel=debug timeout=600
+#
+# verbs_objects: the verbs objects of a kiw device as user space sees them
+# through Debian's unmodified libsiw, driven by pyverbs
+# (verbs_objects.py): device and port attributes, CQ rings and arming, RC
+# QP caps, limits and states, flushing into the mapped CQ, the doorbell,
+# MRs and their STags, SRQs. Then every object is gone: the module unloads.
+. "$KIW_TOP/scripts/guest/lib.sh"
+
+check "two hosts: netns a and b joined by veth" kiw_hosts_up
+check "modprobe kiw" kiw_load
+check "rdma link add kiw_a type kiw netdev veth-a" kiw_dev_add a kiw_a veth-a
+
+# One TAP line per check the Python script reports.
+run_py() {
+	local line done=0 rc=0 out
+	out=$(/usr/bin/python3 "$KIW_TOP/scripts/tests/verbs_objects.py" kiw_a 2>&1) || rc=$?
+	while IFS= read -r line; do
+		case "$line" in
+		"PASS "*) ok "${line#PASS }" ;;
+		"FAIL "*) not_ok "${line#FAIL }" ;;
+		DONE) done=1 ;;
+		*) diag "$line" ;;
+		esac
+	done <<<"$out"
+	[ "$done" = 1 ] || not_ok "verbs_objects.py ran to the end (status $rc)"
+}
+run_py
+
+check "rdma link delete kiw_a" rdma link delete kiw_a
+check "rmmod kiw: no object left behind" kiw_unload
+tap_done
