@@ -153,6 +153,7 @@ int kiw_cq_add(struct kiw_cq *cq, const struct kiw_wc *wc, bool *notify)
 	spin_unlock_irqrestore(&cq->lock, flags);
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(kiw_cq_add);
 
 void kiw_cq_notify(struct kiw_cq *cq)
 {
@@ -208,6 +209,7 @@ int kiw_poll_cq(struct ib_cq *base, int num_entries, struct ib_wc *wc)
 	spin_unlock_irqrestore(&cq->lock, flags);
 	return n;
 }
+EXPORT_SYMBOL_IF_KUNIT(kiw_poll_cq);
 
 int kiw_req_notify_cq(struct ib_cq *base, enum ib_cq_notify_flags flags)
 {
@@ -228,6 +230,7 @@ int kiw_req_notify_cq(struct ib_cq *base, enum ib_cq_notify_flags flags)
 	spin_unlock_irqrestore(&cq->lock, irqflags);
 	return missed;
 }
+EXPORT_SYMBOL_IF_KUNIT(kiw_req_notify_cq);
 
 static int kiw_cq_map_user(struct kiw_cq *cq, struct ib_udata *udata,
 			   size_t size)

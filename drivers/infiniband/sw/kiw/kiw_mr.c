@@ -17,6 +17,7 @@
 #include <linux/mm.h>
 #include <rdma/ib_umem.h>
 #include <rdma/siw-abi.h>
+#include <kunit/visibility.h>
 
 #include "kiw_mem.h"
 
@@ -52,6 +53,7 @@ void kiw_mr_put(struct kiw_mr *mr)
 {
 	kref_put(&mr->ref, kiw_mr_release);
 }
+EXPORT_SYMBOL_IF_KUNIT(kiw_mr_put);
 
 static void kiw_mr_snapshot_locked(struct kiw_mr *mr, struct kiw_mr_map *map)
 {
@@ -118,6 +120,7 @@ kiw_term_t kiw_mr_get_tagged(struct kiw_device *kdev, const struct ib_pd *pd,
 		*mrp = mr;
 	return term;
 }
+EXPORT_SYMBOL_IF_KUNIT(kiw_mr_get_tagged);
 
 /**
  * kiw_mr_get_local - look up and check the lkey of an SGE
@@ -187,6 +190,7 @@ enum ib_wc_status kiw_mr_invalidate_local(struct kiw_device *kdev,
 		kiw_dbg(kdev, "local invalidate of STag 0x%08x: %d\n", stag, ret);
 	return ret ? IB_WC_LOC_PROT_ERR : IB_WC_SUCCESS;
 }
+EXPORT_SYMBOL_IF_KUNIT(kiw_mr_invalidate_local);
 
 /*
  * A received Send with Invalidate. RDMAP reports a refusal as "STag cannot
@@ -207,6 +211,7 @@ kiw_term_t kiw_mr_invalidate_remote(struct kiw_device *kdev,
 					 KIW_RDMAP_ETYPE_REMOTE_OP,
 			KIW_RDMAP_ECODE_CANNOT_INVALIDATE);
 }
+EXPORT_SYMBOL_IF_KUNIT(kiw_mr_invalidate_remote);
 
 /**
  * kiw_mr_fast_register - IB_WR_REG_MR, run by the data path in SQ order
@@ -257,6 +262,7 @@ enum ib_wc_status kiw_mr_fast_register(struct kiw_mr *mr,
 	spin_unlock_irqrestore(&mr->lock, flags);
 	return status;
 }
+EXPORT_SYMBOL_IF_KUNIT(kiw_mr_fast_register);
 
 static struct kiw_mr *kiw_mr_alloc(struct ib_pd *pd, enum kiw_mr_kind kind)
 {

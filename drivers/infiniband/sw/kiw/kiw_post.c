@@ -5,6 +5,7 @@
  * sleeps: kernel consumers post from any context.
  */
 #include <linux/overflow.h>
+#include <kunit/visibility.h>
 
 #include "kiw_qp.h"
 #include "kiw_ring.h"
@@ -237,6 +238,7 @@ int kiw_post_send(struct ib_qp *base, const struct ib_send_wr *wr,
 		kiw_tx_kick(qp);
 	return ret;
 }
+EXPORT_SYMBOL_IF_KUNIT(kiw_post_send);
 
 /* Write one receive WR into a free RQ or SRQ entry. */
 int kiw_rqe_from_wr(const struct ib_recv_wr *wr, u32 max_sge,
@@ -306,6 +308,7 @@ int kiw_post_recv(struct ib_qp *base, const struct ib_recv_wr *wr,
 		kiw_cq_notify(qp->rcq);
 	return ret;
 }
+EXPORT_SYMBOL_IF_KUNIT(kiw_post_recv);
 
 int kiw_sq_fetch(struct kiw_qp *qp, u32 pos, struct kiw_sqe *sqe)
 {
@@ -315,6 +318,7 @@ int kiw_sq_fetch(struct kiw_qp *qp, u32 pos, struct kiw_sqe *sqe)
 	return kiw_sqe_copy(&ring[pos & (qp->sq.num - 1)], !qp->user,
 			    qp->max_send_sge, qp->max_inline, sqe);
 }
+EXPORT_SYMBOL_IF_KUNIT(kiw_sq_fetch);
 
 /*
  * Did a flush already complete the entry at @pos? Positions before @get
@@ -363,6 +367,7 @@ int kiw_sq_complete(struct kiw_qp *qp, const struct kiw_sqe *sqe,
 		kiw_qp_error(qp);	/* CQ overflow */
 	return ret;
 }
+EXPORT_SYMBOL_IF_KUNIT(kiw_sq_complete);
 
 static int kiw_rq_fetch_srq(struct kiw_qp *qp, struct kiw_rqe *rqe,
 			    bool *limit)
@@ -406,6 +411,7 @@ int kiw_rq_fetch(struct kiw_qp *qp, struct kiw_rqe *rqe)
 		kiw_srq_limit_event(qp->srq);
 	return ret;
 }
+EXPORT_SYMBOL_IF_KUNIT(kiw_rq_fetch);
 
 /* Take the receive WR @rqe off the QP; false if a flush already did. */
 static bool kiw_rq_take(struct kiw_qp *qp, const struct kiw_rqe *rqe)
@@ -449,3 +455,4 @@ int kiw_rq_complete(struct kiw_qp *qp, const struct kiw_rqe *rqe,
 		kiw_qp_error(qp);	/* CQ overflow */
 	return ret;
 }
+EXPORT_SYMBOL_IF_KUNIT(kiw_rq_complete);

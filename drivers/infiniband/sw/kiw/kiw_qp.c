@@ -403,6 +403,7 @@ void kiw_qp_error(struct kiw_qp *qp)
 	spin_unlock_irqrestore(&qp->state_lock, flags);
 	kiw_qp_act(qp, prev, actions);
 }
+EXPORT_SYMBOL_IF_KUNIT(kiw_qp_error);
 
 /* The CM: MPA completed, the QP may move data. */
 int kiw_qp_llp_established(struct kiw_qp *qp)
