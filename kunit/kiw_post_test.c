@@ -446,8 +446,13 @@ static void kiw_cq_overflow_test(struct kunit *test)
 
 	KUNIT_EXPECT_EQ(test, kiw_cq_add(&env->cq, &kwc, &notify), 0);
 	KUNIT_EXPECT_EQ(test, kiw_cq_add(&env->cq, &kwc, &notify), 0);
+	KUNIT_EXPECT_EQ(test, env->cq_errors, 0);
 	KUNIT_EXPECT_EQ(test, kiw_cq_add(&env->cq, &kwc, &notify), -ENOSPC);
+	KUNIT_EXPECT_TRUE(test, notify);
+	KUNIT_EXPECT_EQ(test, env->cq_errors, 0);	/* not under a lock */
+	kiw_cq_notify(&env->cq);
 	KUNIT_EXPECT_EQ(test, env->cq_errors, 1);
+	KUNIT_EXPECT_EQ(test, env->comp_events, 0);	/* never armed */
 	KUNIT_EXPECT_EQ(test, kiw_test_poll(env, &wc, 1), 1);
 	KUNIT_EXPECT_EQ(test, kiw_cq_add(&env->cq, &kwc, &notify), 0);
 }

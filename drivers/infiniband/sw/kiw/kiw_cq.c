@@ -138,9 +138,9 @@ int kiw_cq_add(struct kiw_cq *cq, const struct kiw_wc *wc, bool *notify)
 	spin_lock_irqsave(&cq->lock, flags);
 	cqe = &cq->queue[cq->put & (cq->num_cqe - 1)];
 	if (!kiw_cq_slot_free(cqe)) {
+		cq->overflowed = true;
+		*notify = true;
 		spin_unlock_irqrestore(&cq->lock, flags);
-		ibdev_warn_ratelimited(cq->base.device, "CQ overflow\n");
-		kiw_cq_event(cq, IB_EVENT_CQ_ERR);
 		return -ENOSPC;
 	}
 	kiw_cq_fill(cq, cqe, wc);
@@ -148,6 +148,7 @@ int kiw_cq_add(struct kiw_cq *cq, const struct kiw_wc *wc, bool *notify)
 	/* User space writes this word too: read it once, clear it once. */
 	if (kiw_cq_notify_due(READ_ONCE(cq->notify->flags), solicited)) {
 		WRITE_ONCE(cq->notify->flags, SIW_NOTIFY_NOT);
+		cq->comp_due = true;
 		*notify = true;
 	}
 	spin_unlock_irqrestore(&cq->lock, flags);
@@ -157,7 +158,21 @@ EXPORT_SYMBOL_IF_KUNIT(kiw_cq_add);
 
 void kiw_cq_notify(struct kiw_cq *cq)
 {
-	if (cq->base.comp_handler)
+	bool comp, overflowed;
+	unsigned long flags;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	comp = cq->comp_due;
+	overflowed = cq->overflowed;
+	cq->comp_due = false;
+	cq->overflowed = false;
+	spin_unlock_irqrestore(&cq->lock, flags);
+
+	if (overflowed) {
+		ibdev_warn_ratelimited(cq->base.device, "CQ overflow\n");
+		kiw_cq_event(cq, IB_EVENT_CQ_ERR);
+	}
+	if (comp && cq->base.comp_handler)
 		cq->base.comp_handler(&cq->base, cq->base.cq_context);
 }
 

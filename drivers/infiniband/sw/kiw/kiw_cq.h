@@ -39,6 +39,9 @@ struct kiw_cq {
 	/* The arming word: after the ring (user) or kernel_notify. */
 	struct siw_cq_ctrl *notify;
 	struct siw_cq_ctrl kernel_notify;
+	/* What kiw_cq_notify() has to tell the consumer. */
+	bool comp_due;
+	bool overflowed;
 
 	struct rdma_user_mmap_entry *entry;
 };
@@ -72,20 +75,20 @@ u16 kiw_siw_wc_status(enum ib_wc_status status);
  * kiw_cq_add - add one completion to @cq
  * @cq: the CQ
  * @wc: the completion
- * @notify: set to true if the CQ was armed for it (and is now disarmed);
- *	    left alone otherwise
+ * @notify: set to true if the consumer has to be told (the CQ was armed
+ *	    for this completion, or it overflowed); left alone otherwise
  *
- * A full ring is a CQ overflow: the entry is lost, the consumer gets
+ * A full ring is a CQ overflow: the entry is lost, the consumer will get
  * IB_EVENT_CQ_ERR, and -ENOSPC tells the caller to put the QP into the
- * error state. Callers that complete under their own lock call
- * kiw_cq_notify() once they have released it, since the consumer's
- * handler may post new work.
+ * error state. Callers complete under their own locks and call
+ * kiw_cq_notify() once they have released them, since the consumer's
+ * handlers may post new work.
  *
  * Context: any; does not sleep.
  */
 int kiw_cq_add(struct kiw_cq *cq, const struct kiw_wc *wc, bool *notify);
 
-/* Run the consumer's completion handler. No kiw lock may be held. */
+/* Run the consumer's handlers that are due. No kiw lock may be held. */
 void kiw_cq_notify(struct kiw_cq *cq);
 
 /* kiw_cq_add() and, if due, kiw_cq_notify(). */

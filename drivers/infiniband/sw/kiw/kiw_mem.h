@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * kiw memory regions, the STag table and memory access.
+ * kiw memory regions, the STag table and memory access: the pure checks
+ * and iterators are in kiw_mem.c, the objects and the table in kiw_mr.c.
  *
  * An STag is 24 bits of index and 8 bits of consumer key (RFC 5040
  * section 2.1, "STag"). The index is drawn at random when the region is
@@ -191,7 +192,7 @@ static inline u64 kiw_mem_iter_left(const struct kiw_mem_iter *it)
 	return it->left;
 }
 
-/* kiw_mem.c: the STag table and region lifetime */
+/* kiw_mr.c: the STag table and region lifetime */
 struct kiw_mr *kiw_mr_get(struct kiw_device *kdev, u32 stag);
 void kiw_mr_put(struct kiw_mr *mr);
 void kiw_mr_snapshot(struct kiw_mr *mr, struct kiw_mr_map *map);
@@ -217,7 +218,7 @@ enum ib_wc_status kiw_mr_fast_register(struct kiw_mr *mr,
 				       const struct ib_pd *pd, u32 key,
 				       u32 access);
 
-/* Verbs (kiw_mem.c) */
+/* Verbs (kiw_mr.c) */
 struct ib_mr *kiw_get_dma_mr(struct ib_pd *pd, int access);
 struct ib_mr *kiw_reg_user_mr(struct ib_pd *pd, u64 start, u64 len,
 			      u64 va, int access, struct ib_udata *udata);
