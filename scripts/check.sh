@@ -175,19 +175,23 @@ kunit() {
 	relay "" < <("$KIW_TOP/scripts/kunit.sh"; echo "KIW-STATUS $?")
 }
 
-# The header of a test: "# kiw-vm: kernel=debug timeout=300".
+# The header of a test: "# kiw-vm: kernel=debug timeout=300 [siw=yes]"
+# (kernel: stock or debug, the default; timeout: seconds for the script;
+# siw=yes: the test loads siw as a peer, built for the stock kernel).
 test_param() {
 	sed -n "s/^# kiw-vm:.*\\b$2=\\([^ ]*\\).*/\\1/p" "$1" | head -n 1
 }
 
 vm_test() {
-	local t=$1 name kernel timeout st
+	local t=$1 name kernel timeout st args=()
 	name=$(basename "$t" .sh)
 	kernel=$(test_param "$t" kernel)
 	timeout=$(test_param "$t" timeout)
+	[ "$(test_param "$t" siw)" != yes ] || args+=(--with-siw)
 	echo "# --- $name (kernel ${kernel:-debug})"
 	relay "$name: " < <("$KIW_TOP/scripts/vm.sh" --kernel "${kernel:-debug}" \
-		--timeout "${timeout:-300}" --script "$t" 2>&1; echo "KIW-STATUS $?")
+		--timeout "${timeout:-300}" "${args[@]}" --script "$t" 2>&1
+		echo "KIW-STATUS $?")
 	st=${RELAY_STATUS:-255}
 	case "$st" in
 	0)   pass "$name: VM run clean (exit 0, no kernel report)" ;;
