@@ -23,6 +23,11 @@ struct kiw_cep;
  * Terminate, destroy_qp). Called from any context with no kiw lock held;
  * must not sleep (defer the socket work). When the connection is gone the
  * CM calls kiw_qp_llp_closed() and drops its QP reference.
+ *
+ * destroy_qp calls this (abruptly) and then waits for every QP reference,
+ * including iw_cm's, which iw_cm drops only when it gets IW_CM_EVENT_CLOSE
+ * (or when the cm_id is destroyed). So an abortive close must end in
+ * IW_CM_EVENT_CLOSE to iw_cm, promptly and without waiting for the peer.
  */
 void kiw_cm_qp_close(struct kiw_qp *qp, bool abrupt);
 

@@ -31,7 +31,8 @@ void kiw_tx_qp_release(struct kiw_qp *qp);
  * New work for the transmit side: the SQ has new WQEs (kernel post_send,
  * or libsiw's doorbell, an empty post_send on a user QP). Called from any
  * context with no kiw lock held; must not sleep. The TX engine takes its
- * own QP reference for queued work (kiw_qp_get()).
+ * own QP reference for queued work (kiw_qp_get()) and must drop it soon
+ * after the QP leaves RTS/CLOSING/TERMINATE: destroy_qp waits for it.
  */
 void kiw_tx_kick(struct kiw_qp *qp);
 
