@@ -218,6 +218,59 @@ static void kiw_post_send_translate_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kiw_sq_fetch(&env->qp, 4, &sqe), -ENOENT);
 }
 
+/* The memory-management work requests kernel ULPs post (NFS, iSER, NVMe). */
+static void kiw_post_send_memory_wr_test(struct kunit *test)
+{
+	struct kiw_test_env *env = kiw_test_env(test, 8);
+	struct ib_sge sink = { .addr = 0x3000, .length = 512, .lkey = 0x777 };
+	const struct ib_send_wr *bad = NULL;
+	struct ib_wc *wc = kiw_test_wcs(test, 8);
+	struct kiw_mr *mr = kunit_kzalloc(test, sizeof(*mr), GFP_KERNEL);
+	struct ib_reg_wr reg = {
+		.wr = { .wr_id = 1, .opcode = IB_WR_REG_MR,
+			.send_flags = IB_SEND_SIGNALED },
+		.key = 0xabcdef42,
+		.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ,
+	};
+	struct ib_rdma_wr rd, inv;
+	struct kiw_sqe sqe;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, mr);
+	reg.mr = &mr->base;
+	kiw_test_send_wr(&rd, 2, IB_WR_RDMA_READ_WITH_INV, &sink, 1,
+			 IB_SEND_SIGNALED);
+	kiw_test_send_wr(&inv, 3, IB_WR_LOCAL_INV, NULL, 0, IB_SEND_SIGNALED);
+	inv.wr.ex.invalidate_rkey = 0xabcdef42;
+	reg.wr.next = &rd.wr;
+	rd.wr.next = &inv.wr;
+	env->qp.state = KIW_QP_RTS;
+	KUNIT_ASSERT_EQ(test, kiw_post_send(&env->qp.base, &reg.wr, &bad), 0);
+
+	KUNIT_ASSERT_EQ(test, kiw_sq_fetch(&env->qp, 0, &sqe), 0);
+	KUNIT_EXPECT_EQ(test, sqe.opcode, SIW_OP_REG_MR);
+	KUNIT_EXPECT_PTR_EQ(test, sqe.reg_mr, mr);
+	KUNIT_EXPECT_EQ(test, sqe.rkey, 0xabcdef42u);
+	KUNIT_EXPECT_EQ(test, sqe.access, reg.access);
+	KUNIT_ASSERT_EQ(test, kiw_sq_fetch(&env->qp, 1, &sqe), 0);
+	KUNIT_EXPECT_EQ(test, sqe.opcode, SIW_OP_READ_LOCAL_INV);
+	KUNIT_EXPECT_EQ(test, sqe.sge[0].lkey, 0x777u);
+	KUNIT_EXPECT_EQ(test, sqe.length, 512u);
+	KUNIT_ASSERT_EQ(test, kiw_sq_fetch(&env->qp, 2, &sqe), 0);
+	KUNIT_EXPECT_EQ(test, sqe.opcode, SIW_OP_INVAL_STAG);
+	KUNIT_EXPECT_EQ(test, sqe.rkey, 0xabcdef42u);
+
+	for (i = 0; i < 3; i++) {
+		KUNIT_ASSERT_EQ(test, kiw_sq_fetch(&env->qp, i, &sqe), 0);
+		KUNIT_ASSERT_EQ(test, kiw_sq_complete(&env->qp, &sqe,
+						      IB_WC_SUCCESS, 0), 0);
+	}
+	KUNIT_ASSERT_EQ(test, kiw_test_poll(env, wc, 8), 3);
+	KUNIT_EXPECT_EQ(test, wc[0].opcode, IB_WC_REG_MR);
+	KUNIT_EXPECT_EQ(test, wc[1].opcode, IB_WC_RDMA_READ);
+	KUNIT_EXPECT_EQ(test, wc[2].opcode, IB_WC_LOCAL_INV);
+}
+
 static void kiw_post_send_full_test(struct kunit *test)
 {
 	struct kiw_test_env *env = kiw_test_env(test, 8);
@@ -590,6 +643,7 @@ static void kiw_fast_reg_test(struct kunit *test)
 static struct kunit_case kiw_post_test_cases[] = {
 	KUNIT_CASE(kiw_post_send_idle_test),
 	KUNIT_CASE(kiw_post_send_translate_test),
+	KUNIT_CASE(kiw_post_send_memory_wr_test),
 	KUNIT_CASE(kiw_post_send_full_test),
 	KUNIT_CASE_PARAM(kiw_post_send_bad_test, kiw_bad_wr_gen_params),
 	KUNIT_CASE(kiw_flush_test),
