@@ -175,6 +175,7 @@ void kiw_cq_notify(struct kiw_cq *cq)
 	if (comp && cq->base.comp_handler)
 		cq->base.comp_handler(&cq->base, cq->base.cq_context);
 }
+EXPORT_SYMBOL_IF_KUNIT(kiw_cq_notify);
 
 int kiw_cq_complete(struct kiw_cq *cq, const struct kiw_wc *wc)
 {
