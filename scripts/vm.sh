@@ -70,6 +70,7 @@ PROBLEMS+='|unreferenced object|suspected memory leak|rcu: INFO:|detected stalls
 PROBLEMS+='|self-detected stall|blocked for more than|soft lockup|hard LOCKUP'
 PROBLEMS+='|refcount_t:|list_add corruption|list_del corruption|ODEBUG:'
 PROBLEMS+='|double fault|stack-protector|Unable to handle kernel'
+PROBLEMS+='|unregister_netdevice: waiting for|ref_tracker: .*has [0-9]+/[0-9]+ users'
 PROBLEMS+='|KIW-VM-TIMEOUT|KIW-VM-ERROR'
 
 # Resolve the kernel image, its release, its modules and the KDIR to build
@@ -83,7 +84,8 @@ stock)
 	boot_allow=${KIW_VM_BOOT_ALLOW:-120}
 	;;
 debug)
-	kdirs=$("$KIW_TOP/scripts/debug-kernel.sh")
+	# (builds it the first time: 10-20 minutes)
+	kdirs=$("$KIW_TOP/scripts/debug-kernel.sh" | tail -n 1)
 	image=$kdirs/bzImage
 	kdir=$kdirs/build
 	: "${mem:=2048}"
