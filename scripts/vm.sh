@@ -142,7 +142,8 @@ kiw_prepare() {
 
 modlayer=
 if [ "$kiw" = 1 ]; then
-	kiw_locked "build-$release" kiw_prepare || exit 2
+	# One build at a time per build directory (worktrees have their own).
+	kiw_locked "build-$(kiw_hash <(echo "$KIW_TOP/build/$release"))" kiw_prepare || exit 2
 	modlayer=$KIW_TOP/build/$release/vm-modules/lib/modules/$release
 fi
 initrd=$("$KIW_TOP/scripts/initramfs.sh" "$modroot" "$release")
