@@ -109,10 +109,10 @@ out=$log.out
 : > "$out"
 
 # kiw_prepare: build kiw for this kernel, and make the module layer the
-# guest puts over the kernel's module tree: extra/kiw.ko (+ kiw_kunit.ko,
-# + the --ko modules) and the depmod index of the whole, so that
-# "modprobe kiw" works. depmod runs
-# here, natively: in the guest, over 9p and under TCG, it takes minutes.
+# guest puts over the kernel's module tree: extra/kiw.ko (+ kiw_kunit.ko, +
+# the --ko modules) and the depmod index of the whole, so that "modprobe kiw"
+# works. depmod runs here, natively: in the guest, over 9p and under TCG, it
+# takes minutes. The layer is remade only when a module changed.
 kiw_prepare() {
 	local build=$KIW_TOP/build/$release blog=$log.build kos ko tmp layer
 	if ! "$KIW_TOP/scripts/kbuild.sh" "$kdir" "$build" modules >"$blog" 2>&1; then
