@@ -15,6 +15,9 @@
 #   --log FILE       console log (default build/logs/<script>-<kernel>.log);
 #                    the script's own output is kept in FILE.out
 #   --no-kiw         do not build kiw or install it in the guest
+#   --ko FILE        also install module FILE in the guest's extra/ (repeatable)
+#   --with-siw       make "modprobe siw" work: on the stock kernel, which lacks
+#                    siw, build it (scripts/build-siw.sh); the debug kernel has it
 #   --verbose        also stream the kernel console while running
 #
 # The script's output (stdout and stderr) is streamed on stdout. Exit status:
@@ -27,7 +30,8 @@ set -euo pipefail
 
 usage() { sed -n '4,28s/^# \{0,1\}//p' "$0" >&2; exit 2; }
 
-kernel= script= timeout=300 mem= smp=2 log= kiw=1 verbose=${KIW_VM_VERBOSE:-0}
+kernel= script= timeout=300 mem= smp=2 log= kiw=1 verbose=${KIW_VM_VERBOSE:-0} siw=0
+extra_kos=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kernel)  kernel=${2:?}; shift 2 ;;
@@ -37,6 +41,8 @@ while [ $# -gt 0 ]; do
 	--smp)     smp=${2:?}; shift 2 ;;
 	--log)     log=${2:?}; shift 2 ;;
 	--no-kiw)  kiw=0; shift ;;
+	--ko)      extra_kos+=("$(realpath "${2:?}")"); shift 2 ;;
+	--with-siw) siw=1; shift ;;
 	--verbose) verbose=1; shift ;;
 	--)        shift; break ;;
 	*)         usage ;;
@@ -87,6 +93,9 @@ debug)
 *)	usage ;;
 esac
 release=$(cat "$kdirs/release")
+if [ "$siw" = 1 ] && [ "$kernel" = stock ]; then
+	extra_kos+=("$("$KIW_TOP/scripts/build-siw.sh")")
+fi
 modroot=$kdirs/mod
 moddir=$modroot/lib/modules/$release
 
@@ -98,8 +107,9 @@ out=$log.out
 : > "$out"
 
 # kiw_prepare: build kiw for this kernel, and make the module layer the
-# guest puts over the kernel's module tree: extra/kiw.ko (+ kiw_kunit.ko)
-# and the depmod index of the whole, so "modprobe kiw" works. depmod runs
+# guest puts over the kernel's module tree: extra/kiw.ko (+ kiw_kunit.ko,
+# + the --ko modules) and the depmod index of the whole, so that
+# "modprobe kiw" works. depmod runs
 # here, natively: in the guest, over 9p and under TCG, it takes minutes.
 kiw_prepare() {
 	local build=$KIW_TOP/build/$release blog=$log.build kos ko tmp layer
@@ -111,6 +121,7 @@ kiw_prepare() {
 	kos=("$build/drivers/infiniband/sw/kiw/kiw.ko")
 	[ -f "${kos[0]}" ] || { kiw_log "no kiw.ko after the build"; return 1; }
 	[ ! -f "$build/kunit/kiw_kunit.ko" ] || kos+=("$build/kunit/kiw_kunit.ko")
+	kos+=("${extra_kos[@]}")
 
 	layer=$build/vm-modules
 	key=$(kiw_hash "${kos[@]}" "$moddir/modules.order" <(echo "$moddir"))

@@ -8,14 +8,16 @@
 # remove devices cleanly.
 . "$KIW_TOP/scripts/guest/lib.sh"
 
-tap_plan 23
+tap_plan 24
 
 check "two hosts: netns a and b joined by veth" kiw_hosts_up
 check "modprobe kiw" kiw_load
 check "rdma link add kiw_a type kiw netdev veth-a (in netns a)" kiw_dev_add a kiw_a veth-a
 check "rdma link add kiw_b type kiw netdev veth-b (in netns b)" kiw_dev_add b kiw_b veth-b
-check_output "rdma link show lists kiw_a on veth-a" '^link kiw_a/1 .*netdev veth-a' rdma link show
-check_output "rdma link show lists kiw_b on veth-b" '^link kiw_b/1 .*netdev veth-b' rdma link show
+# rdma link names a device's netdev only to callers in the netdev's netns.
+check_output "rdma link show lists kiw_a and kiw_b" '^link kiw_b/1 ' rdma link show
+check_output "rdma link show in netns a: kiw_a on veth-a" '^link kiw_a/1 .*netdev veth-a' in_a rdma link show
+check_output "rdma link show in netns b: kiw_b on veth-b" '^link kiw_b/1 .*netdev veth-b' in_b rdma link show
 check_output "rdma link show: kiw_a is ACTIVE" '^link kiw_a/1 state ACTIVE' rdma link show
 check_output "ibv_devices lists kiw_a" '^[[:space:]]+kiw_a[[:space:]]' ibv_devices
 check_output "ibv_devices lists kiw_b" '^[[:space:]]+kiw_b[[:space:]]' ibv_devices

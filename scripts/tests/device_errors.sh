@@ -21,7 +21,7 @@ check "no device kiw_lo after the failure" kiw_dev_gone kiw_lo
 check "rdma link add kiw_a on veth-a" kiw_dev_add a kiw_a veth-a
 check_fails "rdma link add with the duplicate name kiw_a (on veth-b) fails" \
 	kiw_dev_add b kiw_a veth-b
-check_no_output "veth-b got no device from the duplicate" 'netdev veth-b' rdma link show
+check_no_output "veth-b got no device from the duplicate" 'netdev veth-b' in_b rdma link show
 
 check_fails "a second kiw device on veth-a fails" kiw_dev_add a kiw_a2 veth-a
 check "no device kiw_a2 after the failure" kiw_dev_gone kiw_a2
