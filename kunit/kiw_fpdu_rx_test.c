@@ -406,6 +406,37 @@ static void kiw_rx_stop_test(struct kunit *test)
 		}
 }
 
+/*
+ * data() failing half way through a piece: with CRC, a sound FPDU reports
+ * data()'s error, a corrupt one the CRC error; without CRC, at once.
+ */
+static void kiw_rx_data_error_test(struct kunit *test)
+{
+	const kiw_term_t err = KIW_TERM(KIW_TERM_LAYER_DDP,
+					KIW_DDP_ETYPE_TAGGED,
+					KIW_DDP_ECODE_T_BASE_BOUNDS);
+	const struct kiw_rx_vec *v = &kiw_rx_vecs[1];
+	unsigned int crc, bad;
+	u8 wire[52];
+
+	for (crc = 0; crc < 2; crc++)
+		for (bad = 0; bad <= crc; bad++) {
+			struct kiw_test_ulp *u = kiw_rx_new(test, v, crc,
+							    KIW_TEST_COPY);
+
+			memcpy(wire, v->wire, v->len);
+			wire[30] ^= bad;	/* payload, after the marker */
+			u->data_ret = err;
+			kiw_test_feed(u, wire, v->len, 0);
+			KUNIT_EXPECT_EQ(test, u->nr_ok, 0);
+			KUNIT_EXPECT_EQ(test, u->nr_bad, 1);
+			/* Only the first piece went up, the rest did not. */
+			KUNIT_EXPECT_EQ(test, u->nr_data, 1);
+			KUNIT_EXPECT_EQ(test, u->verdict,
+					bad ? KIW_FPDU_ERR_CRC : err);
+		}
+}
+
 static struct kunit_case kiw_fpdu_rx_cases[] = {
 	KUNIT_CASE_PARAM(kiw_rx_vector_test, kiw_rx_vec_gen_params),
 	KUNIT_CASE_PARAM(kiw_rx_split_test, kiw_rx_vec_gen_params),
@@ -417,6 +448,7 @@ static struct kunit_case kiw_fpdu_rx_cases[] = {
 	KUNIT_CASE(kiw_rx_max_len_test),
 	KUNIT_CASE(kiw_rx_many_test),
 	KUNIT_CASE(kiw_rx_stop_test),
+	KUNIT_CASE(kiw_rx_data_error_test),
 	{}
 };
 

@@ -438,6 +438,39 @@ static void kiw_rx_skip_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, u->verdict, KIW_FPDU_ERR_CRC);
 }
 
+/*
+ * A marker right before the CRC field (MPA-CRC-9): FPDU at 488 with 22
+ * ULPDU octets, so that 24 octets precede the marker at 512. The marker
+ * is covered by the CRC: change its RESERVED octets and the CRC fails.
+ */
+static void kiw_tx_marker_before_crc_test(struct kunit *test)
+{
+	struct kiw_tx_ctx *c = kiw_tx_ctx(test);
+	struct kiw_test_ulp *u;
+	unsigned int n, i;
+
+	kiw_ref_send_hdr(c->hdr + 2, 4);
+	memcpy(c->pay, "wxyz", 4);
+	n = kiw_tx_build(test, c, 488, 18, 4, true, true);
+	KUNIT_ASSERT_EQ(test, n, 32);
+	KUNIT_EXPECT_EQ(test, get_unaligned_be32(c->img + 24), 24);
+	memcpy(c->ulpdu, c->hdr + 2, 18);
+	memcpy(c->ulpdu + 18, "wxyz", 4);
+	KUNIT_ASSERT_EQ(test, kiw_ref_fpdu(c->ref, 488, c->ulpdu, 22, true,
+					   true, NULL), n);
+	KUNIT_EXPECT_MEMEQ(test, c->img, c->ref, n);
+	for (i = 0; i < 3; i++) {
+		u = kiw_test_ulp_new(test, 64, true, true);
+		u->rx.off = 488;
+		c->img[24 + i] ^= i;	/* 0: as sent; 1, 2: RESERVED */
+		kiw_test_feed(u, c->img, n, 0);
+		c->img[24 + i] ^= i;
+		KUNIT_EXPECT_EQ(test, u->nr_ok, i ? 0 : 1);
+		KUNIT_EXPECT_EQ(test, u->verdict,
+				i ? KIW_FPDU_ERR_CRC : KIW_TERM_NONE);
+	}
+}
+
 static struct kunit_case kiw_fpdu_tx_cases[] = {
 	KUNIT_CASE(kiw_tx_layout_test),
 	KUNIT_CASE(kiw_tx_layout_errors_test),
@@ -445,6 +478,7 @@ static struct kunit_case kiw_fpdu_tx_cases[] = {
 	KUNIT_CASE(kiw_tx_roundtrip_test),
 	KUNIT_CASE(kiw_tx_large_test),
 	KUNIT_CASE(kiw_tx_errors_test),
+	KUNIT_CASE(kiw_tx_marker_before_crc_test),
 	KUNIT_CASE(kiw_skb_helpers_test),
 	KUNIT_CASE(kiw_rx_skb_test),
 	KUNIT_CASE(kiw_rx_skip_test),

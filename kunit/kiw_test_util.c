@@ -205,6 +205,10 @@ static kiw_term_t kiw_test_data(struct kiw_fpdu_rx *rx,
 	unsigned int n, done = 0;
 
 	u->nr_data++;
+	if (u->data_ret) {
+		kiw_fpdu_rx_copy(rx, skb, off, u->buf + u->len, len / 2);
+		return u->data_ret;
+	}
 	if (u->copy == KIW_TEST_SKIP_HALF) {
 		n = len / 2;
 		kiw_fpdu_rx_copy(rx, skb, off, u->buf + u->len, n);
@@ -275,6 +279,7 @@ void kiw_test_ulp_reset(struct kiw_test_ulp *u, bool markers, bool crc)
 	u->copy = KIW_TEST_COPY;
 	u->hdr_ret = KIW_TERM_NONE;
 	u->hdr_fail_at = 0;
+	u->data_ret = KIW_TERM_NONE;
 	u->nr_hdr = 0;
 	u->nr_data = 0;
 	u->nr_ok = 0;

@@ -61,6 +61,7 @@ struct kiw_test_ulp {
 	enum kiw_test_copy copy;
 	kiw_term_t hdr_ret;	/* what hdr() answers */
 	unsigned int hdr_fail_at; /* answer hdr_ret from this FPDU on */
+	kiw_term_t data_ret;	/* data() takes half a piece, answers this */
 	unsigned int nr_hdr;
 	unsigned int nr_data;
 	unsigned int nr_ok;	/* end() with KIW_TERM_NONE */

@@ -367,14 +367,28 @@ static unsigned int kiw_fpdu_rx_data(struct kiw_fpdu_rx *rx,
 		/* Failed FPDU (CRC on): nothing goes up, the CRC goes on. */
 		if (WARN_ON_ONCE(kiw_skb_crc(skb, off, n, &rx->crc)))
 			kiw_fpdu_rx_stop(rx, KIW_FPDU_ERR_LOCAL);
-	} else {
-		rx->acct = 0;
-		t = rx->ops->data(rx, skb, off, n);
-		if (WARN_ON_ONCE(!t && rx->acct != n))
-			t = KIW_FPDU_ERR_LOCAL;
-		if (t)
-			kiw_fpdu_rx_fail(rx, t);
+		rx->rem -= n;
+		return n;
 	}
+	rx->acct = 0;
+	t = rx->ops->data(rx, skb, off, n);
+	if (WARN_ON_ONCE(rx->acct > n)) {
+		kiw_fpdu_rx_stop(rx, KIW_FPDU_ERR_LOCAL);
+		return n;
+	}
+	if (rx->acct < n) {
+		/*
+		 * data() failed part way (or, a bug, skipped octets): the
+		 * CRC must still cover the rest, so that a sound FPDU
+		 * reports data()'s error and not a CRC mismatch.
+		 */
+		if (WARN_ON_ONCE(!t))
+			t = KIW_FPDU_ERR_LOCAL;
+		if (rx->crc_on)
+			kiw_skb_crc(skb, off + rx->acct, n - rx->acct, &rx->crc);
+	}
+	if (t)
+		kiw_fpdu_rx_fail(rx, t);
 	rx->rem -= n;
 	return n;
 }
