@@ -119,6 +119,7 @@ struct kiw_tx_ctx {
 	u8 *img;		/* joined output */
 	u8 *ref;		/* reference image */
 	u8 *ulpdu;		/* header + payload */
+	u8 *lin;		/* kiw_fpdu_build_linear()'s output */
 };
 
 static struct kiw_tx_ctx *kiw_tx_ctx(struct kunit *test)
@@ -134,8 +135,9 @@ static struct kiw_tx_ctx *kiw_tx_ctx(struct kunit *test)
 	c->img = kunit_kzalloc(test, 70000, GFP_KERNEL);
 	c->ref = kunit_kzalloc(test, 70000, GFP_KERNEL);
 	c->ulpdu = kunit_kzalloc(test, 70000, GFP_KERNEL);
+	c->lin = kunit_kzalloc(test, 70000, GFP_KERNEL);
 	KUNIT_ASSERT_TRUE(test, c->tx && c->out && c->hdr && c->pay &&
-			  c->img && c->ref && c->ulpdu);
+			  c->img && c->ref && c->ulpdu && c->lin);
 	return c;
 }
 
@@ -157,6 +159,8 @@ static unsigned int kiw_tx_build(struct kunit *test, struct kiw_tx_ctx *c,
 	struct bio_vec src[3];
 	struct page *pg = virt_to_page(c->pay);
 	unsigned int base = offset_in_page(c->pay);
+	unsigned int n;
+	u32 sent_crc;
 	int nr;
 
 	bvec_set_page(&src[0], pg, cut1, base);
@@ -167,7 +171,18 @@ static unsigned int kiw_tx_build(struct kunit *test, struct kiw_tx_ctx *c,
 	nr = kiw_fpdu_build(c->tx, &d, c->out, KIW_FPDU_TX_MAX_VEC(3));
 	KUNIT_ASSERT_GT(test, nr, 0);
 	KUNIT_ASSERT_LE(test, nr, KIW_FPDU_TX_MAX_VEC(3));
-	return kiw_tx_join(c->img, c->out, nr);
+	n = kiw_tx_join(c->img, c->out, nr);
+	sent_crc = c->tx->crc;
+
+	/* The linear builder writes the same octets, the same CRC. */
+	memset(c->lin, 0xa5, n + 1);
+	KUNIT_ASSERT_EQ(test, kiw_fpdu_build_linear(c->tx, &d, c->lin, n), n);
+	KUNIT_ASSERT_EQ(test, memcmp(c->lin, c->img, n), 0);
+	KUNIT_ASSERT_EQ(test, c->lin[n], 0xa5);
+	KUNIT_ASSERT_EQ(test, c->tx->crc, sent_crc);
+	KUNIT_ASSERT_EQ(test, kiw_fpdu_build_linear(c->tx, &d, c->lin, n - 1),
+			-ENOSPC);
+	return n;
 }
 
 /* The builder reproduces RFC 5044 Figs. 5 and 6 and VECTORS.txt. */

@@ -187,6 +187,12 @@ static inline u16 kiw_fpdu_marker_ptr(const struct kiw_fpdu_layout *lay,
 }
 
 /*
+ * Two ways to put an FPDU out: kiw_fpdu_build() describes it as vectors
+ * over the caller's header, the payload pages and the markers and trailer
+ * in struct kiw_fpdu_tx (zero copy; the CRC is one read of the payload);
+ * kiw_fpdu_build_linear() writes it into one buffer, copying the payload
+ * and computing the CRC over the copy in the same pass.
+ *
  * One FPDU to build. @hdr holds KIW_MPA_ULPDU_LEN_SIZE octets the builder
  * fills with ULPDU_Length, then @hdr_len octets of DDP (and RDMAP) header.
  * The payload is @src: pages, or kernel memory through bvec_set_virt().
@@ -217,5 +223,8 @@ struct kiw_fpdu_tx {
 
 int kiw_fpdu_build(struct kiw_fpdu_tx *tx, const struct kiw_fpdu_tx_desc *d,
 		   struct bio_vec *out, unsigned int max_out);
+int kiw_fpdu_build_linear(struct kiw_fpdu_tx *tx,
+			  const struct kiw_fpdu_tx_desc *d, u8 *buf,
+			  unsigned int len);
 
 #endif /* KIW_FPDU_H */
