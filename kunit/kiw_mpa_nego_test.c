@@ -346,6 +346,27 @@ static void kiw_nego_reject_test(struct kunit *test)
 	KUNIT_EXPECT_MEMEQ(test, got.ulp_pd, "no", 2);
 }
 
+/* Settings from the module parameters: as given, IRD/ORD capped. */
+static void kiw_nego_local_init_test(struct kunit *test)
+{
+	struct kiw_mpa_cfg cfg = {
+		.crc = KIW_CRC_REQUIRED, .markers = true, .rev = 1,
+	};
+	struct kiw_mpa_local l;
+
+	kiw_mpa_local_init(&l, &cfg, 3, 100000);
+	KUNIT_EXPECT_EQ(test, l.crc, KIW_CRC_REQUIRED);
+	KUNIT_EXPECT_TRUE(test, l.markers);
+	KUNIT_EXPECT_EQ(test, l.rev, 1);
+	KUNIT_EXPECT_FALSE(test, l.p2p);
+	KUNIT_EXPECT_EQ(test, l.rtr, KIW_MPA_RTR_KIW);
+	KUNIT_EXPECT_EQ(test, l.ird, 3);
+	KUNIT_EXPECT_EQ(test, l.ord, KIW_MAX_ORD);
+	kiw_mpa_local_init(&l, &cfg, 100000, 0);
+	KUNIT_EXPECT_EQ(test, l.ird, KIW_MAX_IRD);
+	KUNIT_EXPECT_EQ(test, l.ord, 0);
+}
+
 static struct kunit_case kiw_mpa_nego_cases[] = {
 	KUNIT_CASE(kiw_nego_crc_test),
 	KUNIT_CASE(kiw_nego_markers_test),
@@ -356,6 +377,7 @@ static struct kunit_case kiw_mpa_nego_cases[] = {
 	KUNIT_CASE(kiw_nego_rtr_bad_reply_test),
 	KUNIT_CASE(kiw_nego_fallback_test),
 	KUNIT_CASE(kiw_nego_reject_test),
+	KUNIT_CASE(kiw_nego_local_init_test),
 	{}
 };
 

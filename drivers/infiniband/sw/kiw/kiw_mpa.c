@@ -105,6 +105,29 @@ int kiw_mpa_err_errno(enum kiw_mpa_err e)
 }
 EXPORT_SYMBOL_IF_KUNIT(kiw_mpa_err_errno);
 
+/**
+ * kiw_mpa_local_init - one connection's settings from the module's
+ * @l: filled in
+ * @cfg: the parameters' snapshot (kiw_cfg_snapshot())
+ * @ird: inbound RDMA Reads the consumer asked for (iw_cm conn_param)
+ * @ord: outbound RDMA Reads the consumer asked for
+ *
+ * Client-server mode; RTR types as KIW_MPA_RTR_KIW should the connection
+ * manager turn peer-to-peer on. IRD and ORD are capped at kiw's limits.
+ */
+void kiw_mpa_local_init(struct kiw_mpa_local *l, const struct kiw_mpa_cfg *cfg,
+			u32 ird, u32 ord)
+{
+	memset(l, 0, sizeof(*l));
+	l->crc = cfg->crc;
+	l->markers = cfg->markers;
+	l->rev = cfg->rev;
+	l->rtr = KIW_MPA_RTR_KIW;
+	l->ird = min_t(u32, ird, KIW_MAX_IRD);
+	l->ord = min_t(u32, ord, KIW_MAX_ORD);
+}
+EXPORT_SYMBOL_IF_KUNIT(kiw_mpa_local_init);
+
 static bool kiw_mpa_local_valid(const struct kiw_mpa_local *l)
 {
 	return l->crc < KIW_CRC_POLICY_MAX &&

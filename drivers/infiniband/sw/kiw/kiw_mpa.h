@@ -91,6 +91,9 @@ struct kiw_mpa_local {
 	u16 ord;		/* outbound RDMA Reads we want to issue */
 };
 
+void kiw_mpa_local_init(struct kiw_mpa_local *l, const struct kiw_mpa_cfg *cfg,
+			u32 ird, u32 ord);
+
 /* A Request or Reply frame, decoded. */
 struct kiw_mpa_frame {
 	bool request;		/* the Req key (else the Rep key) */
