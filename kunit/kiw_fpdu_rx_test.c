@@ -185,6 +185,26 @@ static void kiw_fix_crc(u8 *wire, unsigned int len)
 	kiw_crc_put(wire + len - 4, kiw_crc_final(c));
 }
 
+/* PAD content is ignored, but covered by the CRC (MPA-FR-5). */
+static void kiw_rx_pad_test(struct kunit *test)
+{
+	const struct kiw_rx_vec *v = &kiw_rx_vecs[4];
+	struct kiw_test_ulp *u;
+	u8 wire[28];
+
+	memcpy(wire, v->wire, v->len);
+	memset(wire + 21, 0xff, 3);
+	kiw_fix_crc(wire, v->len);
+	u = kiw_rx_new(test, v, true, KIW_TEST_COPY);
+	kiw_test_feed(u, wire, v->len, 0);
+	kiw_rx_expect_ulpdu(test, u, v);
+	/* The same PAD under the original CRC: refused. */
+	memcpy(wire + 24, v->wire + 24, 4);
+	u = kiw_rx_new(test, v, true, KIW_TEST_COPY);
+	kiw_test_feed(u, wire, v->len, 0);
+	KUNIT_EXPECT_EQ(test, u->verdict, KIW_FPDU_ERR_CRC);
+}
+
 struct kiw_mk_case {
 	unsigned int vec;	/* kiw_rx_vecs index */
 	unsigned int at;	/* marker octet offset in the vector */
@@ -443,6 +463,7 @@ static struct kunit_case kiw_fpdu_rx_cases[] = {
 	KUNIT_CASE_PARAM(kiw_rx_bitflip_test, kiw_rx_vec_gen_params),
 	KUNIT_CASE_PARAM(kiw_rx_crc_off_test, kiw_rx_vec_gen_params),
 	KUNIT_CASE(kiw_rx_bug_signature_test),
+	KUNIT_CASE(kiw_rx_pad_test),
 	KUNIT_CASE_PARAM(kiw_rx_marker_test, kiw_mk_gen_params),
 	KUNIT_CASE(kiw_rx_short_test),
 	KUNIT_CASE(kiw_rx_max_len_test),
