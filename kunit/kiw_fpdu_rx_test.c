@@ -391,8 +391,11 @@ static void kiw_rx_stop_test(struct kunit *test)
 					    KIW_DDP_ETYPE_UNTAGGED,
 					    KIW_DDP_ECODE_UT_INVALID_QN);
 	unsigned int i, n = 0, crc, bad_crc;
-	u8 ulpdu[100], wire[512];
+	u8 *ulpdu = kunit_kzalloc(test, 100, GFP_KERNEL);
+	u8 *wire = kunit_kzalloc(test, 512, GFP_KERNEL);
 
+	KUNIT_ASSERT_NOT_NULL(test, ulpdu);
+	KUNIT_ASSERT_NOT_NULL(test, wire);
 	for (i = 0; i < 4; i++) {
 		kiw_ref_send_hdr(ulpdu, i + 1);
 		memset(ulpdu + 18, 0x11 * i, 80);

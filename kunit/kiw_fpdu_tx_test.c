@@ -345,26 +345,29 @@ static const unsigned int kiw_skb_shapes[][3] = {
 /* The skb helpers over every part of an skb, against a flat copy. */
 static void kiw_skb_helpers_test(struct kunit *test)
 {
-	u8 data[400], got[400];
+	u8 *data = kunit_kzalloc(test, 400, GFP_KERNEL);
+	u8 *got = kunit_kzalloc(test, 400, GFP_KERNEL);
 	unsigned int sh, off, len;
 	u32 c0 = 0;
 	int rv;
 
-	for (off = 0; off < sizeof(data); off++)
+	KUNIT_ASSERT_NOT_NULL(test, data);
+	KUNIT_ASSERT_NOT_NULL(test, got);
+	for (off = 0; off < 400; off++)
 		data[off] = off * 31 + 1;
 	for (sh = 0; sh < ARRAY_SIZE(kiw_skb_shapes); sh++) {
-		struct sk_buff *skb = kiw_test_skb(test, data, sizeof(data),
+		struct sk_buff *skb = kiw_test_skb(test, data, 400,
 						   kiw_skb_shapes[sh][0],
 						   kiw_skb_shapes[sh][1],
 						   kiw_skb_shapes[sh][2]);
 
-		KUNIT_ASSERT_EQ(test, skb->len, sizeof(data));
-		for (off = 0; off < sizeof(data); off += 9)
-			for (len = 0; off + len <= sizeof(data); len += 13) {
+		KUNIT_ASSERT_EQ(test, skb->len, 400);
+		for (off = 0; off < 400; off += 9)
+			for (len = 0; off + len <= 400; len += 13) {
 				u32 c1 = 5, c2 = 5, want;
 
 				want = kiw_crc_update(5, data + off, len);
-				memset(got, 0, sizeof(got));
+				memset(got, 0, 400);
 				rv = kiw_skb_copy_crc(skb, off, got, len, &c1);
 				KUNIT_ASSERT_EQ(test, rv, 0);
 				rv = memcmp(got, data + off, len);
@@ -374,7 +377,7 @@ static void kiw_skb_helpers_test(struct kunit *test)
 				KUNIT_ASSERT_EQ(test, rv, 0);
 				KUNIT_ASSERT_EQ(test, c2, want);
 			}
-		KUNIT_EXPECT_EQ(test, kiw_skb_crc(skb, 1, sizeof(data), &c0),
+		KUNIT_EXPECT_EQ(test, kiw_skb_crc(skb, 1, 400, &c0),
 				-EFAULT);
 	}
 }

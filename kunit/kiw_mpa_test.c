@@ -201,11 +201,14 @@ static void kiw_mpa_request_init_test(struct kunit *test)
 {
 	struct kiw_mpa_local l = kiw_local(KIW_CRC_OFF, true, 1);
 	struct kiw_mpa_frame f;
-	u8 buf[600], pd[512];
+	u8 *buf = kunit_kzalloc(test, 600, GFP_KERNEL);
+	u8 *pd = kunit_kzalloc(test, 512, GFP_KERNEL);
 
-	memset(pd, 0x5a, sizeof(pd));
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	KUNIT_ASSERT_NOT_NULL(test, pd);
+	memset(pd, 0x5a, 512);
 	KUNIT_ASSERT_EQ(test, kiw_mpa_request_init(&f, &l, pd, 512), 0);
-	KUNIT_EXPECT_EQ(test, kiw_mpa_build(&f, buf, sizeof(buf)), 532);
+	KUNIT_EXPECT_EQ(test, kiw_mpa_build(&f, buf, 600), 532);
 	KUNIT_EXPECT_EQ(test, buf[16], 0x80);	/* M, no C */
 	KUNIT_EXPECT_EQ(test, buf[17], 1);
 	KUNIT_EXPECT_EQ(test, get_unaligned_be16(buf + 18), 512);
@@ -217,7 +220,7 @@ static void kiw_mpa_request_init_test(struct kunit *test)
 	l.ird = 3;
 	l.ord = 7;
 	KUNIT_ASSERT_EQ(test, kiw_mpa_request_init(&f, &l, pd, 10), 0);
-	KUNIT_EXPECT_EQ(test, kiw_mpa_build(&f, buf, sizeof(buf)), 34);
+	KUNIT_EXPECT_EQ(test, kiw_mpa_build(&f, buf, 600), 34);
 	KUNIT_EXPECT_EQ(test, buf[16], 0x50);	/* C, S */
 	KUNIT_EXPECT_EQ(test, buf[17], 2);
 	KUNIT_EXPECT_EQ(test, get_unaligned_be16(buf + 18), 14);
@@ -234,7 +237,7 @@ static void kiw_mpa_request_init_test(struct kunit *test)
 	l.p2p = true;
 	l.ord = 0;
 	KUNIT_ASSERT_EQ(test, kiw_mpa_request_init(&f, &l, NULL, 0), 0);
-	KUNIT_EXPECT_EQ(test, kiw_mpa_build(&f, buf, sizeof(buf)), 24);
+	KUNIT_EXPECT_EQ(test, kiw_mpa_build(&f, buf, 600), 24);
 	KUNIT_EXPECT_EQ(test, get_unaligned_be16(buf + 20), 0x8003);
 	KUNIT_EXPECT_EQ(test, get_unaligned_be16(buf + 22), 0xc001);
 	l.rtr = 0;
@@ -249,11 +252,13 @@ static void kiw_mpa_roundtrip_test(struct kunit *test)
 	struct kiw_mpa_local l = kiw_local(KIW_CRC_ON, true, 2);
 	struct kiw_mpa_frame f, g;
 	unsigned int n, i;
-	u8 *buf, pd[512];
+	u8 *buf, *pd;
 
 	buf = kunit_kzalloc(test, 600, GFP_KERNEL);
+	pd = kunit_kzalloc(test, 512, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, buf);
-	for (i = 0; i < sizeof(pd); i++)
+	KUNIT_ASSERT_NOT_NULL(test, pd);
+	for (i = 0; i < 512; i++)
 		pd[i] = i * 13;
 	for (n = 0; n <= 512; n++) {
 		l.rev = n % 2 ? 1 : 2;
