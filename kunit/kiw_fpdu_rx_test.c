@@ -48,6 +48,15 @@ static struct kiw_test_ulp *kiw_rx_new(struct kunit *test,
 	return u;
 }
 
+/* The same parser and buffers again, fresh, for the next run. */
+static struct kiw_test_ulp *kiw_rx_again(struct kiw_test_ulp *u,
+					 const struct kiw_rx_vec *v, bool crc)
+{
+	kiw_test_ulp_reset(u, v->markers, crc);
+	u->rx.off = v->start;
+	return u;
+}
+
 static void kiw_rx_expect_ulpdu(struct kunit *test, struct kiw_test_ulp *u,
 				const struct kiw_rx_vec *v)
 {
@@ -82,17 +91,18 @@ static void kiw_rx_vector_test(struct kunit *test)
 static void kiw_rx_split_test(struct kunit *test)
 {
 	const struct kiw_rx_vec *v = test->param_value;
-	struct kiw_test_ulp *u;
+	struct kiw_test_ulp *u = kiw_rx_new(test, v, true, KIW_TEST_COPY);
 	unsigned int k;
 
 	for (k = 1; k < v->len; k++) {
-		u = kiw_rx_new(test, v, true, KIW_TEST_COPY);
+		kiw_rx_again(u, v, true);
 		kiw_test_feed(u, v->wire, k, 0);
 		KUNIT_EXPECT_EQ(test, u->nr_ok, 0);
 		kiw_test_feed(u, v->wire + k, v->len - k, 0);
 		kiw_rx_expect_ulpdu(test, u, v);
 	}
-	u = kiw_rx_new(test, v, true, KIW_TEST_COPY_PAGE);
+	kiw_rx_again(u, v, true);
+	u->copy = KIW_TEST_COPY_PAGE;
 	KUNIT_EXPECT_EQ(test, kiw_test_feed(u, v->wire, v->len, 1), v->len);
 	kiw_rx_expect_ulpdu(test, u, v);
 }
@@ -106,17 +116,17 @@ static void kiw_rx_split_test(struct kunit *test)
 static void kiw_rx_bitflip_test(struct kunit *test)
 {
 	const struct kiw_rx_vec *v = test->param_value;
+	struct kiw_test_ulp *u = kiw_rx_new(test, v, true, KIW_TEST_COPY);
 	unsigned int i, len_at = v->a - 2, bit;
 	u8 wire[64];
 
 	for (i = 0; i < v->len; i++)
 		for (bit = 0; bit < 8; bit++) {
-			struct kiw_test_ulp *u;
 			bool in_len = i == len_at || i == len_at + 1;
 
 			memcpy(wire, v->wire, v->len);
 			wire[i] ^= 1 << bit;
-			u = kiw_rx_new(test, v, true, KIW_TEST_COPY);
+			kiw_rx_again(u, v, true);
 			kiw_test_feed(u, wire, v->len, 0);
 			KUNIT_EXPECT_EQ_MSG(test, u->nr_ok, 0, "octet %u", i);
 			if (!in_len)
@@ -130,13 +140,12 @@ static void kiw_rx_bitflip_test(struct kunit *test)
 static void kiw_rx_crc_off_test(struct kunit *test)
 {
 	const struct kiw_rx_vec *v = test->param_value;
+	struct kiw_test_ulp *u = kiw_rx_new(test, v, false, KIW_TEST_COPY);
 	unsigned int i;
 	u8 wire[64];
 
 	for (i = 0; i < 256; i += 17) {
-		struct kiw_test_ulp *u = kiw_rx_new(test, v, false,
-						    KIW_TEST_COPY);
-
+		kiw_rx_again(u, v, false);
 		memcpy(wire, v->wire, v->len);
 		memset(wire + v->len - 4, i, 4);
 		wire[v->b - 1] ^= i;	/* the ULPDU changes too */

@@ -255,6 +255,13 @@ static const struct kiw_fpdu_rx_ops kiw_test_ops = {
 	.end = kiw_test_end,
 };
 
+static void kiw_test_ulp_free(void *p)
+{
+	struct kiw_test_ulp *u = p;
+
+	kfree_skb(u->skb);
+}
+
 struct kiw_test_ulp *kiw_test_ulp_new(struct kunit *test, unsigned int cap,
 				      bool markers, bool crc)
 {
@@ -269,6 +276,8 @@ struct kiw_test_ulp *kiw_test_ulp_new(struct kunit *test, unsigned int cap,
 	KUNIT_ASSERT_NOT_NULL(test, u->page);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, kiw_test_free_page,
 							u->page), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, kiw_test_ulp_free,
+							u), 0);
 	kiw_test_ulp_reset(u, markers, crc);
 	return u;
 }
@@ -291,18 +300,21 @@ void kiw_test_ulp_reset(struct kiw_test_ulp *u, bool markers, bool crc)
 unsigned int kiw_test_feed(struct kiw_test_ulp *u, const u8 *data,
 			   unsigned int len, unsigned int chunk)
 {
-	struct sk_buff *skb;
 	unsigned int off, n, done = 0;
 
 	if (!len)
 		return 0;
-	skb = alloc_skb(len, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(u->test, skb);
-	skb_put_data(skb, data, len);
+	if (u->skb_cap < len) {
+		kfree_skb(u->skb);
+		u->skb = alloc_skb(len, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(u->test, u->skb);
+		u->skb_cap = len;
+	}
+	skb_trim(u->skb, 0);
+	skb_put_data(u->skb, data, len);
 	for (off = 0; off < len; off += n) {
 		n = chunk ? min(chunk, len - off) : len - off;
-		done += kiw_fpdu_rx_feed(&u->rx, skb, off, n);
+		done += kiw_fpdu_rx_feed(&u->rx, u->skb, off, n);
 	}
-	kfree_skb(skb);
 	return done;
 }

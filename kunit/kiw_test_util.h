@@ -58,6 +58,8 @@ struct kiw_test_ulp {
 	unsigned int cap;
 	unsigned int len;
 	struct page *page;	/* bounce page for KIW_TEST_COPY_PAGE */
+	struct sk_buff *skb;	/* kiw_test_feed()'s, reused */
+	unsigned int skb_cap;
 	enum kiw_test_copy copy;
 	kiw_term_t hdr_ret;	/* what hdr() answers */
 	unsigned int hdr_fail_at; /* answer hdr_ret from this FPDU on */
