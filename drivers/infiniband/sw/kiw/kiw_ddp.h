@@ -18,7 +18,7 @@
  *   2. kiw_rdmap_rx_check()        RDMAP version, opcode vs model and QN
  *   3. kiw_ddp_rx_check_untagged() MSN, buffer, MO, length, or
  *      kiw_ddp_rx_check_tagged()   STag and TO continuity in a message
- *   4. tagged and non-empty only: the STag access check (kiw_mem.c),
+ *   4. if kiw_ddp_needs_stag_check(): the STag access check (kiw_mem.c),
  *      never for a zero-length tagged segment (RFC 5041 section 5.2)
  *   5. place the payload
  *   6. kiw_ddp_rxq_advance() / kiw_ddp_rxt_advance()
@@ -116,6 +116,16 @@ static inline bool kiw_ddp_info_tagged(const struct kiw_ddp_info *seg)
 static inline bool kiw_ddp_info_last(const struct kiw_ddp_info *seg)
 {
 	return kiw_ddp_is_last(seg->ddp_ctrl);
+}
+
+/*
+ * Whether the STag access check must run on a tagged segment: never for a
+ * zero-length one, whose STag and TO must not be checked (RFC 5041
+ * section 5.2; some peers send STag 0 there).
+ */
+static inline bool kiw_ddp_needs_stag_check(const struct kiw_ddp_info *seg)
+{
+	return kiw_ddp_info_tagged(seg) && seg->len;
 }
 
 /* The length of the untagged message an L segment completes (5.4). */
