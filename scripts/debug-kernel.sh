@@ -21,6 +21,18 @@ if [ "${1:-}" = --print ] || [ -f "$out/.done" ]; then
 	exit 0
 fi
 
+# One build at a time: a second caller waits for the first, then finds .done.
+mkdir -p "$KIW_CACHE"
+exec 9>"$KIW_CACHE/.debug-kernel.lock"
+if ! flock -n 9; then
+	kiw_log "another debug kernel build is running; waiting for it"
+	flock 9
+fi
+if [ -f "$out/.done" ]; then
+	echo "$out"
+	exit 0
+fi
+
 src="$KIW_CACHE/src-$srcver"
 if [ ! -f "$src/.done" ]; then
 	kiw_log "unpacking linux-source $srcver into $src"

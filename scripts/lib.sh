@@ -29,3 +29,39 @@ kiw_stock_kdir() { echo "/usr/src/linux-headers-$(kiw_stock_release)"; }
 
 # A short hash of files and strings, for cache keys.
 kiw_hash() { cat "$@" | sha256sum | cut -c1-12; }
+
+# Run "$@" while holding an exclusive lock named NAME under KIW_CACHE, so
+# two scripts (or two users of one cache) never build the same entry at once.
+kiw_locked() {
+	local name=$1
+	shift
+	mkdir -p "$KIW_CACHE/locks"
+	(
+		flock -n 9 || { kiw_log "waiting for the lock $name (another build?)"; flock 9; }
+		"$@"
+	) 9>"$KIW_CACHE/locks/$name"
+}
+
+# The unpacked linux-source-6.12 (checkpatch.pl, kunit.py, siw, the debug
+# kernel), cached in $KIW_CACHE/src-<package version>; prints its path.
+kiw_linux_src() {
+	local srcver src
+	srcver=$(kiw_pkg_version linux-source-6.12)
+	[ -n "$srcver" ] || kiw_die "linux-source-6.12 is not installed (run scripts/setup-deps.sh)"
+	src="$KIW_CACHE/src-$srcver"
+	[ -f "$src/.done" ] || kiw_locked "src-$srcver" _kiw_unpack_src "$src" >&2
+	echo "$src"
+}
+
+_kiw_unpack_src() {
+	[ ! -f "$1/.done" ] || return 0
+	kiw_log "unpacking linux-source-6.12 into $1"
+	rm -rf "$1"
+	mkdir -p "$1"
+	tar -C "$1" --strip-components=1 -xf /usr/src/linux-source-6.12.tar.xz
+	touch "$1/.done"
+}
+
+# Seconds since the epoch, and a duration in a readable form.
+kiw_now() { date +%s; }
+kiw_since() { echo "$(( $(date +%s) - $1 )) s"; }

@@ -1,0 +1,221 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# Helpers for the guest side of kiw's VM tests (scripts/tests/*.sh) and of
+# the demo. Source it from a script run by scripts/vm.sh:
+#   . "$KIW_TOP/scripts/guest/lib.sh"
+#
+# TAP: tap_plan N; check "desc" cmd...; check_fails "desc" cmd...;
+#      check_output "desc" REGEX cmd...; ok/not_ok "desc"; skip "desc" why;
+#      diag msg; tap_done (also run automatically when the script exits).
+# A script that ends before tap_done, plans more checks than it ran, or runs
+# none at all fails.
+#
+# Two hosts in one guest: network namespaces "a" and "b" joined by a veth
+# pair (veth-a in a, veth-b in b; 10.77.0.1/24 + fd77::1/64 and
+# 10.77.0.2/24 + fd77::2/64), one kiw device each (kiw_a, kiw_b).
+
+KIW_TAP_N=0
+KIW_TAP_FAILED=0
+KIW_TAP_PLAN=
+KIW_TAP_DONE=0
+
+diag() {
+	local line
+	printf '%s\n' "$@" | while IFS= read -r line; do printf '# %s\n' "$line"; done
+}
+
+tap_plan() {
+	KIW_TAP_PLAN=$1
+	echo "1..$1"
+}
+
+ok() {
+	KIW_TAP_N=$((KIW_TAP_N + 1))
+	echo "ok $KIW_TAP_N - $*"
+}
+
+not_ok() {
+	KIW_TAP_N=$((KIW_TAP_N + 1))
+	KIW_TAP_FAILED=$((KIW_TAP_FAILED + 1))
+	echo "not ok $KIW_TAP_N - $*"
+}
+
+# skip "desc" "reason": reported as skipped, never as passed.
+skip() {
+	KIW_TAP_N=$((KIW_TAP_N + 1))
+	echo "ok $KIW_TAP_N - $1 # SKIP ${2:-}"
+}
+
+# check "desc" cmd...: passes when cmd succeeds; shows its output otherwise.
+check() {
+	local desc=$1 out rc=0
+	shift
+	out=$("$@" 2>&1) || rc=$?
+	if [ "$rc" = 0 ]; then
+		ok "$desc"
+		return 0
+	fi
+	not_ok "$desc"
+	diag "command: $*" "exit status: $rc"
+	[ -z "$out" ] || diag "$out"
+	return 1
+}
+
+# check_fails "desc" cmd...: passes when cmd fails with a message (an error
+# without a word of explanation is no error report); shows the message.
+check_fails() {
+	local desc=$1 out rc=0
+	shift
+	out=$("$@" 2>&1) || rc=$?
+	if [ "$rc" != 0 ] && [ -n "$out" ]; then
+		ok "$desc"
+		diag "exit status $rc: $out"
+		return 0
+	fi
+	not_ok "$desc"
+	diag "command: $*" "exit status: $rc (expected a failure with a message)"
+	[ -z "$out" ] || diag "$out"
+	return 1
+}
+
+# check_output "desc" REGEX cmd...: cmd succeeds and its output matches the
+# extended regular expression (grep -E, per line).
+check_output() {
+	local desc=$1 re=$2 out rc=0
+	shift 2
+	out=$("$@" 2>&1) || rc=$?
+	if [ "$rc" = 0 ] && grep -qE -- "$re" <<<"$out"; then
+		ok "$desc"
+		return 0
+	fi
+	not_ok "$desc"
+	diag "command: $*" "exit status: $rc, expected output matching: $re"
+	[ -z "$out" ] || diag "$out"
+	return 1
+}
+
+# check_no_output "desc" REGEX cmd...: cmd succeeds and no line matches.
+check_no_output() {
+	local desc=$1 re=$2 out rc=0
+	shift 2
+	out=$("$@" 2>&1) || rc=$?
+	if [ "$rc" = 0 ] && ! grep -qE -- "$re" <<<"$out"; then
+		ok "$desc"
+		return 0
+	fi
+	not_ok "$desc"
+	diag "command: $*" "exit status: $rc, expected no output matching: $re"
+	[ -z "$out" ] || diag "$out"
+	return 1
+}
+
+# wait_for SECONDS cmd...: poll cmd (quietly) every 0.2 s until it succeeds.
+wait_for() {
+	local limit=$1 end
+	shift
+	end=$(( $(date +%s%N) / 1000000 + limit * 1000 ))
+	until "$@" >/dev/null 2>&1; do
+		[ $(( $(date +%s%N) / 1000000 )) -lt "$end" ] || return 1
+		sleep 0.2
+	done
+}
+
+tap_done() {
+	local ran=$KIW_TAP_N
+	[ "$KIW_TAP_DONE" = 0 ] || return 0
+	KIW_TAP_DONE=1
+	[ "$ran" != 0 ] || not_ok "the script ran no checks"
+	if [ -n "$KIW_TAP_PLAN" ] && [ "$ran" != "$KIW_TAP_PLAN" ]; then
+		not_ok "planned $KIW_TAP_PLAN checks, ran $ran"
+	fi
+	[ -n "$KIW_TAP_PLAN" ] || echo "1..$KIW_TAP_N"
+	echo "# $((KIW_TAP_N - KIW_TAP_FAILED)) passed, $KIW_TAP_FAILED failed"
+	[ "$KIW_TAP_FAILED" = 0 ]
+}
+
+# A script that dies (set -e, a typo, a signal) must not look like a pass.
+_kiw_tap_exit() {
+	local rc=$?
+	if [ "$KIW_TAP_DONE" = 0 ]; then
+		not_ok "the script ended early (status $rc) before tap_done"
+		tap_done
+		exit 1
+	fi
+	[ "$KIW_TAP_FAILED" = 0 ] || exit 1
+	exit "$rc"
+}
+trap _kiw_tap_exit EXIT
+
+# ---------------------------------------------------------------------------
+# Two hosts.
+
+in_a() { ip netns exec a "$@"; }
+in_b() { ip netns exec b "$@"; }
+
+# kiw_hosts_up: netns a and b, joined by veth-a <-> veth-b, addressed, up.
+kiw_hosts_up() {
+	ip netns add a &&
+	ip netns add b &&
+	ip link add veth-a netns a type veth peer name veth-b netns b &&
+	_kiw_host_up a veth-a 10.77.0.1 fd77::1 &&
+	_kiw_host_up b veth-b 10.77.0.2 fd77::2
+}
+
+_kiw_host_up() {
+	local ns=$1 dev=$2 ip4=$3 ip6=$4
+	ip -n "$ns" link set lo up &&
+	ip -n "$ns" addr add "$ip4/24" dev "$dev" &&
+	ip -n "$ns" -6 addr add "$ip6/64" dev "$dev" nodad &&
+	ip -n "$ns" link set "$dev" up
+}
+
+kiw_hosts_down() {
+	ip netns del a 2>/dev/null
+	ip netns del b 2>/dev/null
+	return 0
+}
+
+# kiw_load: the module, plus what user space needs (udev would load these on
+# a real system): ib_uverbs for libibverbs, rdma_ucm for librdmacm.
+kiw_load() {
+	modprobe ib_uverbs && modprobe rdma_ucm && modprobe kiw
+}
+
+kiw_unload() { rmmod kiw; }
+
+# kiw_dev_add NS NAME NETDEV: "rdma link add" finds the netdev by name in the
+# namespace of the caller, so run it inside the host's namespace.
+kiw_dev_add() {
+	ip netns exec "$1" rdma link add "$2" type kiw netdev "$3"
+}
+
+kiw_devices_add() {
+	kiw_dev_add a kiw_a veth-a && kiw_dev_add b kiw_b veth-b
+}
+
+# kiw_dev_exists NAME: the RDMA device is registered (sysfs).
+kiw_dev_exists() { [ -e "/sys/class/infiniband/$1" ]; }
+kiw_dev_gone() { ! kiw_dev_exists "$1"; }
+
+# kiw_port_state DEV: the port state name from sysfs (ACTIVE, DOWN...).
+kiw_port_state() {
+	local s
+	s=$(cat "/sys/class/infiniband/$1/ports/1/state" 2>/dev/null) || return 1
+	echo "${s#*: }"
+}
+
+# kiw_port_is DEV STATE: for wait_for.
+kiw_port_is() { [ "$(kiw_port_state "$1")" = "$2" ]; }
+
+# kiw_devices: names of the registered RDMA devices with a kiw link type,
+# one per line (rdma link lists every RDMA link; the test hosts only
+# ever create kiw ones).
+kiw_devices() { ls /sys/class/infiniband 2>/dev/null; }
+
+# kiw_mac_to_gid MAC: the GID kiw derives from a MAC: the six octets of the
+# MAC followed by ten zero octets, in the sysfs notation.
+kiw_mac_to_gid() {
+	local h
+	h=$(tr -d ':' <<<"$1")
+	printf '%s:%s:%s:0000:0000:0000:0000:0000\n' "${h:0:4}" "${h:4:4}" "${h:8:4}"
+}

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# Run kiw's KUnit suites (the kiw_kunit module) in the debug kernel under
+# QEMU, and report every case as a TAP line, parsed by the kernel's own
+# tools/testing/kunit/kunit.py.
+#
+# Usage: scripts/kunit.sh [GLOB]   (kunit's filter: "suite" or "suite.case",
+#                                   with * wildcards)
+# Output: kunit.py's report as TAP comments, then one TAP line per case
+# ("ok N - kunit: suite.case"), then one for the run itself (the guest
+# kernel stayed clean, the module loaded). Exits non-zero when any case
+# failed or crashed, when no result appeared at all, or on a kernel report.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+glob=${1:-}
+src=$(kiw_linux_src)
+logs=$KIW_TOP/build/logs
+mkdir -p "$logs"
+log=$logs/kunit-debug.log
+ktap=$logs/kunit.ktap
+json=$logs/kunit.json
+rm -f "$ktap" "$json"
+
+vmrc=0
+"$KIW_TOP/scripts/vm.sh" --kernel debug --script "$KIW_TOP/scripts/guest/kunit.sh" \
+	--timeout 600 --log "$log" -- "$glob" >"$logs/kunit-vm.out" 2>&1 || vmrc=$?
+
+# The KTAP between the markers; without the end marker (a crash), all of
+# the rest, so that kunit.py reports the crashed case.
+if [ -f "$log" ]; then
+	sed -n '/KIW-KUNIT-BEGIN/,/KIW-KUNIT-END/p' "$log" | sed '1d;/KIW-KUNIT-END/d' > "$ktap"
+fi
+
+n=0 failed=0
+tap() { # tap ok|not_ok|skip DESC
+	n=$((n + 1))
+	case "$1" in
+	ok)     echo "ok $n - $2" ;;
+	skip)   echo "ok $n - $2 # SKIP" ;;
+	*)      echo "not ok $n - $2"; failed=$((failed + 1)) ;;
+	esac
+}
+
+parse_rc=0
+if [ -s "$ktap" ] && grep -q 'KTAP version' "$ktap"; then
+	(cd "$src" && python3 tools/testing/kunit/kunit.py parse --json="$json" "$ktap") \
+		>"$logs/kunit.report" 2>&1 || parse_rc=$?
+	sed 's/^/# /' "$logs/kunit.report"
+	# One line per leaf of kunit.py's result tree (cases, or the parameters
+	# of parameterised cases): "<status> <suite>.<case>[.<param>]".
+	cases=$(python3 - "$json" <<-'PY'
+		import json, sys
+		def walk(group, path):
+		    for sub in group["sub_groups"]:
+		        walk(sub, path + [sub["name"]])
+		    for case in group["test_cases"]:
+		        print(case["status"], ".".join(path + [case["name"]]))
+		walk(json.load(open(sys.argv[1])), [])
+	PY
+	) || cases=
+	while read -r status name; do
+		[ -n "$name" ] || continue
+		case "$status" in
+		PASS) tap ok "kunit: $name" ;;
+		SKIP) tap skip "kunit: $name" ;;
+		*)    tap not_ok "kunit: $name ($status)" ;;
+		esac
+	done <<<"$cases"
+	[ "$n" -gt 0 ] || tap not_ok "kunit: kunit.py found no test cases"
+	# kunit.py also fails a run for what no case shows (a suite's init, a
+	# missing plan): never let that pass silently.
+	if [ "$parse_rc" != 0 ] && [ "$failed" = 0 ]; then
+		tap not_ok "kunit: kunit.py parse reports a failure (see above)"
+	fi
+else
+	tap not_ok "kunit: no KUnit output from the guest (log: $log)"
+fi
+
+if [ "$vmrc" = 0 ]; then
+	tap ok "kunit: the debug kernel stayed clean (no KASAN, lockdep, kmemleak, WARN)"
+else
+	tap not_ok "kunit: the VM run failed (status $vmrc)"
+	sed 's/^/# /' "$logs/kunit-vm.out" | tail -n 80
+fi
+echo "1..$n"
+[ "$failed" = 0 ]

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# Install the Debian packages kiw's build, tests and demo need.
+#
+# Idempotent and quiet: it asks dpkg first and only calls apt when something
+# is missing. Every tool the guests use comes from here too, because a guest
+# sees the host's root file system (read-only, over 9p) as its own.
+# Packages that ship daemons (nfs-kernel-server, open-iscsi, iperf3...) must
+# not start them on the host: a policy-rc.d denies every start while apt runs.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+PACKAGES=(
+	# kernel: headers to build kiw against, source for the debug kernel,
+	# checkpatch.pl, kunit.py and siw
+	linux-headers-6.12-amd64 linux-source-6.12
+	build-essential bc bison flex libelf-dev libssl-dev kmod dwarves
+	xz-utils python3 sparse
+	# the VM: QEMU, and a busybox initramfs
+	qemu-system-x86 busybox-static cpio
+	# RDMA user space, used inside the guests
+	rdma-core ibverbs-providers ibverbs-utils rdmacm-utils perftest
+	iproute2 python3-pyverbs ethtool iputils-ping procps
+	# RDMA consumers and load generators for later tests and the demo
+	nfs-kernel-server targetcli-fb open-iscsi nvme-cli fio iperf3
+	gnuplot-nox
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+	# "install ok installed" is the only state that means usable.
+	st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+	[ "$st" = "install ok installed" ] || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+SUDO=
+[ "$(id -u)" = 0 ] || SUDO=sudo
+kiw_log "installing: ${missing[*]}"
+
+# Deny service starts for the duration of the install (exit 101 = "action
+# forbidden", see invoke-rc.d(8)); never overwrite an existing policy.
+policy=/usr/sbin/policy-rc.d
+own_policy=0
+if [ ! -e "$policy" ]; then
+	printf '#!/bin/sh\nexit 101\n' | $SUDO tee "$policy" >/dev/null
+	$SUDO chmod 755 "$policy"
+	own_policy=1
+fi
+cleanup() { [ "$own_policy" = 0 ] || $SUDO rm -f "$policy"; }
+trap cleanup EXIT
+
+export DEBIAN_FRONTEND=noninteractive
+apt_q=(-q -y -o Dpkg::Use-Pty=0 -o APT::Install-Recommends=false
+       -o DPkg::Lock::Timeout=600)
+log=$(mktemp)
+# apt is noisy; keep its output and show it only if it fails.
+if ! { $SUDO apt-get "${apt_q[@]}" update &&
+       $SUDO env DEBIAN_FRONTEND=noninteractive apt-get "${apt_q[@]}" install "${missing[@]}"; } >"$log" 2>&1; then
+	tail -n 40 "$log" >&2
+	rm -f "$log"
+	kiw_die "apt-get failed"
+fi
+rm -f "$log"
+kiw_log "installed ${#missing[@]} packages"
