@@ -70,6 +70,7 @@ PROBLEMS+='|unreferenced object|suspected memory leak|rcu: INFO:|detected stalls
 PROBLEMS+='|self-detected stall|blocked for more than|soft lockup|hard LOCKUP'
 PROBLEMS+='|refcount_t:|list_add corruption|list_del corruption|ODEBUG:'
 PROBLEMS+='|double fault|stack-protector|Unable to handle kernel'
+PROBLEMS+='|unregister_netdevice: waiting for|ref_tracker: .*has [0-9]+/[0-9]+ users'
 PROBLEMS+='|KIW-VM-TIMEOUT|KIW-VM-ERROR'
 
 # Resolve the kernel image, its release, its modules and the KDIR to build
@@ -81,14 +82,20 @@ stock)
 	kdir=$(kiw_stock_kdir)
 	: "${mem:=1024}"
 	boot_allow=${KIW_VM_BOOT_ALLOW:-120}
+	append_kernel=
 	;;
 debug)
-	kdirs=$("$KIW_TOP/scripts/debug-kernel.sh")
+	# (builds it the first time: 10-20 minutes)
+	kdirs=$("$KIW_TOP/scripts/debug-kernel.sh" | tail -n 1)
 	image=$kdirs/bzImage
 	kdir=$kdirs/build
 	: "${mem:=2048}"
 	# KASAN and lockdep under TCG boot slowly, and kmemleak scans at the end.
 	boot_allow=${KIW_VM_BOOT_ALLOW:-240}
+	# Under KASAN and TCG, ACPICA runs QEMU's PCI interrupt routing method
+	# (\_SB.PCI0._PRT, a loop) into its 30 s loop timeout, and virtio-9p
+	# ends up without an interrupt: route PCI interrupts without ACPI.
+	append_kernel="pci=noacpi"
 	;;
 *)	usage ;;
 esac
@@ -107,10 +114,10 @@ out=$log.out
 : > "$out"
 
 # kiw_prepare: build kiw for this kernel, and make the module layer the
-# guest puts over the kernel's module tree: extra/kiw.ko (+ kiw_kunit.ko,
-# + the --ko modules) and the depmod index of the whole, so that
-# "modprobe kiw" works. depmod runs
-# here, natively: in the guest, over 9p and under TCG, it takes minutes.
+# guest puts over the kernel's module tree: extra/kiw.ko (+ kiw_kunit.ko, +
+# the --ko modules) and the depmod index of the whole, so that "modprobe kiw"
+# works. depmod runs here, natively: in the guest, over 9p and under TCG, it
+# takes minutes. The layer is remade only when a module changed.
 kiw_prepare() {
 	local build=$KIW_TOP/build/$release blog=$log.build kos ko tmp layer
 	if ! "$KIW_TOP/scripts/kbuild.sh" "$kdir" "$build" modules >"$blog" 2>&1; then
@@ -140,7 +147,8 @@ kiw_prepare() {
 
 modlayer=
 if [ "$kiw" = 1 ]; then
-	kiw_locked "build-$release" kiw_prepare || exit 2
+	# One build at a time per build directory (worktrees have their own).
+	kiw_locked "build-$(kiw_hash <(echo "$KIW_TOP/build/$release"))" kiw_prepare || exit 2
 	modlayer=$KIW_TOP/build/$release/vm-modules/lib/modules/$release
 fi
 initrd=$("$KIW_TOP/scripts/initramfs.sh" "$modroot" "$release")
@@ -165,7 +173,9 @@ cleanup() {
 }
 trap cleanup EXIT
 
-append="console=ttyS0 panic=-1 printk.devkmsg=on mitigations=off"
+# KIW_VM_APPEND: extra kernel parameters, for debugging the harness.
+append="console=ttyS0 panic=-1 printk.devkmsg=on mitigations=off $append_kernel"
+append+=" ${KIW_VM_APPEND:-}"
 # TCG on a loaded host can starve a vCPU for a while: only call a stall a
 # stall after 60 s (the default is 21).
 append+=" rcupdate.rcu_cpu_stall_timeout=60"
