@@ -5,7 +5,10 @@
 # Debian's stock kernel (fast) with small guest scripts that pass, fail, warn,
 # panic, hang, or die half-way, and checks that scripts/vm.sh and the guest
 # TAP library report each one correctly. Output: TAP. About two minutes.
-# Usage: scripts/selftest.sh
+# With --debug, also the debug kernel: a module with deliberate bugs
+# (scripts/selftest/kiw_harness_bugs.c) must get a leak reported by kmemleak
+# and a lock inversion by lockdep (three more minutes).
+# Usage: scripts/selftest.sh [--debug]
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -19,7 +22,7 @@ n=0 failed=0
 expect() {
 	local name=$1 want=$2 re=${3:-} rc=0
 	cat > "$dir/$name.sh"
-	KIW_VM_BOOT_ALLOW=${BOOT_ALLOW:-} "$KIW_TOP/scripts/vm.sh" --kernel stock --no-kiw \
+	KIW_VM_BOOT_ALLOW=${BOOT_ALLOW:-} "$KIW_TOP/scripts/vm.sh" --kernel "${KERNEL:-stock}" --no-kiw \
 		--timeout "${TIMEOUT:-60}" --script "$dir/$name.sh" > "$dir/$name.out" 2>&1 || rc=$?
 	n=$((n + 1))
 	if [ "$rc" = "$want" ] && { [ -z "$re" ] || grep -qE -- "$re" "$dir/$name.out"; }; then
@@ -72,6 +75,20 @@ expect tap_error_message 1 'expected a failure saying' <<'EOF2'
 check_fails_with "wrong errno" 'File exists' sh -c 'echo "error: Too many open files" >&2; exit 1'
 tap_done
 EOF2
+
+if [ "${1:-}" = --debug ]; then
+	# Built against the debug kernel, loaded from its host path in the guest.
+	ddir=$("$KIW_TOP/scripts/debug-kernel.sh" | tail -n 1)
+	mkdir -p "$dir/bugs"
+	cp "$KIW_TOP/scripts/selftest/kiw_harness_bugs.c" "$KIW_TOP/scripts/selftest/Kbuild" "$dir/bugs/"
+	make -s -C "$ddir/build" M="$dir/bugs" modules >/dev/null
+	ko=$dir/bugs/kiw_harness_bugs.ko
+	KERNEL=debug expect debug_clean 0 <<<"insmod $ko && rmmod kiw_harness_bugs"
+	KERNEL=debug expect debug_kmemleak 125 'unreferenced object' \
+		<<<"insmod $ko bug=leak && rmmod kiw_harness_bugs"
+	KERNEL=debug expect debug_lockdep 125 'possible circular locking dependency' \
+		<<<"insmod $ko bug=lockdep && rmmod kiw_harness_bugs"
+fi
 
 echo "1..$n"
 echo "$((n - failed)) passed, $failed failed"

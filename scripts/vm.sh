@@ -209,13 +209,22 @@ elapsed=$(kiw_since "$start")
 # The serial console ends its lines with \r\n.
 sed -i 's/\r$//' "$log"
 
-# Show the log around each report (at most 5 reports, 60 lines each).
+# Show the log around the reports: up to 5 windows of 60 lines, each from
+# 10 lines before a report not shown yet.
 show_problems() {
-	{ grep -nE "$PROBLEMS" "$log" || true; } | head -n 5 | cut -d: -f1 |
-	while read -r n; do
+	local n shown=0 end=0
+	for n in $(grep -nE "$PROBLEMS" "$log" | cut -d: -f1); do
+		[ "$n" -gt "$end" ] || continue
+		[ "$shown" -lt 5 ] || break
+		end=$((n + 50))
 		echo "----- $log, line $n:"
-		sed -n "$((n > 10 ? n - 10 : 1)),$((n + 50))p" "$log"
+		sed -n "$((n > 10 ? n - 10 : 1)),${end}p" "$log"
+		shown=$((shown + 1))
 	done
+	[ "$end" -ge "$(wc -l < "$log")" ] || {
+		echo "----- last lines of the console:"
+		tail -n 30 "$log"
+	}
 }
 
 result=$(sed -n 's/^KIW-RESULT: exit=\([0-9]*\)$/\1/p' "$log" | tail -n 1)
@@ -240,8 +249,6 @@ fi
 	echo "===== $name on $kernel: FAIL: $verdict"
 	if [ "$kernel_trouble" = 1 ]; then
 		show_problems
-		echo "----- last lines of the console:"
-		tail -n 30 "$log"
 		[ ! -s "$log.qemu" ] || { echo "----- qemu:"; cat "$log.qemu"; }
 	fi
 	echo "===== console log: $log"
