@@ -53,8 +53,9 @@ static void kiw_crc_policy_name_test(struct kunit *test)
 	enum kiw_crc_policy p, back;
 
 	for (p = 0; p < KIW_CRC_POLICY_MAX; p++) {
-		KUNIT_ASSERT_EQ(test, kiw_crc_policy_parse(
-				kiw_crc_policy_name(p), &back), 0);
+		const char *name = kiw_crc_policy_name(p);
+
+		KUNIT_ASSERT_EQ(test, kiw_crc_policy_parse(name, &back), 0);
 		KUNIT_EXPECT_EQ(test, back, p);
 	}
 	KUNIT_EXPECT_STREQ(test, kiw_crc_policy_name(KIW_CRC_POLICY_MAX),

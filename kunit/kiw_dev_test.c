@@ -92,10 +92,11 @@ static void kiw_free_netdev_action(void *netdev)
 static struct net_device *kiw_test_etherdev(struct kunit *test)
 {
 	struct net_device *netdev = alloc_etherdev(0);
+	int ret;
 
 	KUNIT_ASSERT_NOT_NULL(test, netdev);
-	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test,
-				kiw_free_netdev_action, netdev));
+	ret = kunit_add_action_or_reset(test, kiw_free_netdev_action, netdev);
+	KUNIT_ASSERT_EQ(test, ret, 0);
 	return netdev;
 }
 

@@ -92,10 +92,24 @@ deps() {
 	fi
 }
 
+# The kernels the selected phases need. Building the debug kernel takes
+# 10-20 minutes: only when KUnit or a debug VM test will run. The static
+# checks use it only when it is already there.
 STOCK_KDIR= DEBUG_DIR=
 kernels() {
+	local dir t need_stock=0 need_debug=0
 	STOCK_KDIR=$(kiw_stock_kdir)
+	! want kunit || need_debug=1
 	if want vm; then
+		for t in "${TESTS[@]}"; do
+			[ -f "$t" ] || continue
+			case "$(test_param "$t" kernel)" in
+			stock) need_stock=1 ;;
+			*)     need_debug=1 ;;
+			esac
+		done
+	fi
+	if [ "$need_stock" = 1 ]; then
 		if "$KIW_TOP/scripts/stock-kernel.sh" > "$LOGS/stock-kernel.log" 2>&1; then
 			pass "kernel: Debian's stock kernel $(kiw_stock_release) unpacked"
 		else
@@ -103,13 +117,15 @@ kernels() {
 			diag < "$LOGS/stock-kernel.log"
 		fi
 	fi
-	local dir
 	dir=$("$KIW_TOP/scripts/debug-kernel.sh" --print)
-	if [ ! -f "$dir/.done" ] && [ "$only" = static ]; then
-		return 0 # "static" alone does not wait ~15 min for a kernel
+	if [ "$need_debug" = 0 ]; then
+		[ ! -f "$dir/.done" ] || DEBUG_DIR=$dir
+		return 0
 	fi
-	[ -f "$dir/.done" ] || echo "# building the debug kernel (10-15 minutes on 2 cores; log: $LOGS/debug-kernel.log)"
-	if dir=$("$KIW_TOP/scripts/debug-kernel.sh" 2> "$LOGS/debug-kernel.log"); then
+	[ -f "$dir/.done" ] ||
+		echo "# building the debug kernel (10-20 minutes on 2 cores; log: $LOGS/debug-kernel.log)"
+	if dir=$("$KIW_TOP/scripts/debug-kernel.sh" 2> "$LOGS/debug-kernel.log" | tail -n 1) &&
+	   [ -f "$dir/.done" ]; then
 		DEBUG_DIR=$dir
 		pass "kernel: debug kernel $(cat "$dir/release")"
 	else
@@ -202,17 +218,24 @@ vm_test() {
 	esac
 }
 
-vm() {
-	local t tests=()
+# The VM tests to run: all of scripts/tests/, or the one of --test.
+TESTS=()
+select_tests() {
 	if [ -n "$test" ]; then
-		[ -f "$KIW_TOP/scripts/tests/$test.sh" ] || {
-			fail "vm: no test scripts/tests/$test.sh"; return; }
-		tests=("$KIW_TOP/scripts/tests/$test.sh")
+		TESTS=("$KIW_TOP/scripts/tests/$test.sh")
 	else
-		tests=("$KIW_TOP"/scripts/tests/*.sh)
+		TESTS=("$KIW_TOP"/scripts/tests/*.sh)
 	fi
-	for t in "${tests[@]}"; do
-		vm_test "$t"
+}
+
+vm() {
+	local t
+	for t in "${TESTS[@]}"; do
+		if [ -f "$t" ]; then
+			vm_test "$t"
+		else
+			fail "vm: no such test: ${t#"$KIW_TOP"/}"
+		fi
 	done
 }
 
@@ -228,6 +251,7 @@ summary() {
 }
 
 START=$(kiw_now)
+select_tests
 phase deps deps
 phase kernels kernels
 want static && phase static static

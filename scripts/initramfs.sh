@@ -33,8 +33,10 @@ if [ -f "$out" ]; then
 	exit 0
 fi
 
+mkdir -p "$(dirname "$out")"
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+tmpout=$(mktemp "$out.XXXXXX")
+trap 'rm -rf "$tmp" "$tmpout"' EXIT
 mkdir -p "$tmp/bin" "$tmp/modules"
 cp "$busybox" "$tmp/bin/busybox"
 cp "$init" "$tmp/init"
@@ -51,8 +53,8 @@ for m in $modules; do
 	basename "${name%.ko*}.ko" >> "$tmp/modules/order"
 done
 
-mkdir -p "$(dirname "$out")"
-(cd "$tmp" && find . -print0 | cpio --null -o -H newc --quiet | gzip -1) > "$out.tmp"
-mv "$out.tmp" "$out"
+(cd "$tmp" && find . -print0 | cpio --null -o -H newc --quiet | gzip -1) > "$tmpout"
+# Atomic: a concurrent builder of the same key produces the same file.
+mv "$tmpout" "$out"
 kiw_log "initramfs for $release: $out"
 echo "$out"

@@ -24,24 +24,30 @@ if [ "${1:-}" = --print ] || [ -f "$out/.done" ]; then
 	exit 0
 fi
 
-kiw_log "fetching $pkg=$version"
-rm -rf "$out"
-mkdir -p "$out/deb"
 fetch() { (cd "$out/deb" && apt-get -q download "$pkg=$version") >/dev/null 2>&1; }
-if ! fetch; then
-	# The package lists may predate this version: refresh them once.
-	SUDO=
-	[ "$(id -u)" = 0 ] || SUDO=sudo
-	$SUDO apt-get -q update >/dev/null 2>&1 || true
-	fetch || kiw_die "apt-get download $pkg=$version failed"
-fi
-dpkg -x "$out"/deb/*.deb "$out/mod"
-rm -rf "$out/deb"
 
-cp "$out/mod/boot/vmlinuz-$release" "$out/vmlinuz"
-echo "$release" > "$out/release"
-[ -d "$out/mod/lib/modules/$release/kernel" ] || kiw_die "no modules in $pkg"
-depmod -b "$out/mod" "$release"
-touch "$out/.done"
-kiw_log "stock kernel $release in $out"
+unpack() {
+	[ ! -f "$out/.done" ] || return 0
+	kiw_log "fetching $pkg=$version"
+	rm -rf "$out"
+	mkdir -p "$out/deb"
+	if ! fetch; then
+		# The package lists may predate this version: refresh them once.
+		local sudo=
+		[ "$(id -u)" = 0 ] || sudo=sudo
+		$sudo apt-get -q update >/dev/null 2>&1 || true
+		fetch || kiw_die "apt-get download $pkg=$version failed"
+	fi
+	dpkg -x "$out"/deb/*.deb "$out/mod"
+	rm -rf "$out/deb"
+	cp "$out/mod/boot/vmlinuz-$release" "$out/vmlinuz"
+	echo "$release" > "$out/release"
+	[ -d "$out/mod/lib/modules/$release/kernel" ] || kiw_die "no modules in $pkg"
+	depmod -b "$out/mod" "$release"
+	touch "$out/.done"
+	kiw_log "stock kernel $release in $out"
+}
+
+kiw_locked "stock-$version" unpack
+[ -f "$out/.done" ] || kiw_die "unpacking the stock kernel failed"
 echo "$out"

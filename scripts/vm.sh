@@ -70,6 +70,7 @@ PROBLEMS+='|unreferenced object|suspected memory leak|rcu: INFO:|detected stalls
 PROBLEMS+='|self-detected stall|blocked for more than|soft lockup|hard LOCKUP'
 PROBLEMS+='|refcount_t:|list_add corruption|list_del corruption|ODEBUG:'
 PROBLEMS+='|double fault|stack-protector|Unable to handle kernel'
+PROBLEMS+='|unregister_netdevice: waiting for|ref_tracker: .*has [0-9]+/[0-9]+ users'
 PROBLEMS+='|KIW-VM-TIMEOUT|KIW-VM-ERROR'
 
 # Resolve the kernel image, its release, its modules and the KDIR to build
@@ -81,14 +82,20 @@ stock)
 	kdir=$(kiw_stock_kdir)
 	: "${mem:=1024}"
 	boot_allow=${KIW_VM_BOOT_ALLOW:-120}
+	append_kernel=
 	;;
 debug)
-	kdirs=$("$KIW_TOP/scripts/debug-kernel.sh")
+	# (builds it the first time: 10-20 minutes)
+	kdirs=$("$KIW_TOP/scripts/debug-kernel.sh" | tail -n 1)
 	image=$kdirs/bzImage
 	kdir=$kdirs/build
 	: "${mem:=2048}"
 	# KASAN and lockdep under TCG boot slowly, and kmemleak scans at the end.
 	boot_allow=${KIW_VM_BOOT_ALLOW:-240}
+	# Under KASAN and TCG, ACPICA runs QEMU's PCI interrupt routing method
+	# (\_SB.PCI0._PRT, a loop) into its 30 s loop timeout, and virtio-9p
+	# ends up without an interrupt: route PCI interrupts without ACPI.
+	append_kernel="pci=noacpi"
 	;;
 *)	usage ;;
 esac
@@ -107,10 +114,10 @@ out=$log.out
 : > "$out"
 
 # kiw_prepare: build kiw for this kernel, and make the module layer the
-# guest puts over the kernel's module tree: extra/kiw.ko (+ kiw_kunit.ko,
-# + the --ko modules) and the depmod index of the whole, so that
-# "modprobe kiw" works. depmod runs
-# here, natively: in the guest, over 9p and under TCG, it takes minutes.
+# guest puts over the kernel's module tree: extra/kiw.ko (+ kiw_kunit.ko, +
+# the --ko modules) and the depmod index of the whole, so that "modprobe kiw"
+# works. depmod runs here, natively: in the guest, over 9p and under TCG, it
+# takes minutes. The layer is remade only when a module changed.
 kiw_prepare() {
 	local build=$KIW_TOP/build/$release blog=$log.build kos ko tmp layer
 	if ! "$KIW_TOP/scripts/kbuild.sh" "$kdir" "$build" modules >"$blog" 2>&1; then
@@ -140,7 +147,8 @@ kiw_prepare() {
 
 modlayer=
 if [ "$kiw" = 1 ]; then
-	kiw_locked "build-$release" kiw_prepare || exit 2
+	# One build at a time per build directory (worktrees have their own).
+	kiw_locked "build-$(kiw_hash <(echo "$KIW_TOP/build/$release"))" kiw_prepare || exit 2
 	modlayer=$KIW_TOP/build/$release/vm-modules/lib/modules/$release
 fi
 initrd=$("$KIW_TOP/scripts/initramfs.sh" "$modroot" "$release")
@@ -165,7 +173,9 @@ cleanup() {
 }
 trap cleanup EXIT
 
-append="console=ttyS0 panic=-1 printk.devkmsg=on mitigations=off"
+# KIW_VM_APPEND: extra kernel parameters, for debugging the harness.
+append="console=ttyS0 panic=-1 printk.devkmsg=on mitigations=off $append_kernel"
+append+=" ${KIW_VM_APPEND:-}"
 # TCG on a loaded host can starve a vCPU for a while: only call a stall a
 # stall after 60 s (the default is 21).
 append+=" rcupdate.rcu_cpu_stall_timeout=60"
@@ -199,13 +209,22 @@ elapsed=$(kiw_since "$start")
 # The serial console ends its lines with \r\n.
 sed -i 's/\r$//' "$log"
 
-# Show the log around each report (at most 5 reports, 60 lines each).
+# Show the log around the reports: up to 5 windows of 60 lines, each from
+# 10 lines before a report not shown yet.
 show_problems() {
-	{ grep -nE "$PROBLEMS" "$log" || true; } | head -n 5 | cut -d: -f1 |
-	while read -r n; do
+	local n shown=0 end=0
+	for n in $(grep -nE "$PROBLEMS" "$log" | cut -d: -f1); do
+		[ "$n" -gt "$end" ] || continue
+		[ "$shown" -lt 5 ] || break
+		end=$((n + 50))
 		echo "----- $log, line $n:"
-		sed -n "$((n > 10 ? n - 10 : 1)),$((n + 50))p" "$log"
+		sed -n "$((n > 10 ? n - 10 : 1)),${end}p" "$log"
+		shown=$((shown + 1))
 	done
+	[ "$end" -ge "$(wc -l < "$log")" ] || {
+		echo "----- last lines of the console:"
+		tail -n 30 "$log"
+	}
 }
 
 result=$(sed -n 's/^KIW-RESULT: exit=\([0-9]*\)$/\1/p' "$log" | tail -n 1)
@@ -230,8 +249,6 @@ fi
 	echo "===== $name on $kernel: FAIL: $verdict"
 	if [ "$kernel_trouble" = 1 ]; then
 		show_problems
-		echo "----- last lines of the console:"
-		tail -n 30 "$log"
 		[ ! -s "$log.qemu" ] || { echo "----- qemu:"; cat "$log.qemu"; }
 	fi
 	echo "===== console log: $log"

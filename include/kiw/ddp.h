@@ -50,6 +50,19 @@ enum kiw_ddp_qn {
 /* The first MSN of every queue; it wraps from 0xffffffff to 0. */
 #define KIW_DDP_MSN_FIRST 1
 
+/* The longest DDP header (untagged). */
+#define KIW_DDP_HDR_MAX_LEN	sizeof(struct kiw_ddp_untagged_hdr)
+
+/*
+ * The control octet of a segment we send: DV 1, Rsvd 0 (RFC 5041 section
+ * 4.1): 0x01/0x41 untagged, 0x81/0xc1 tagged, without/with L.
+ */
+static inline u8 kiw_ddp_ctrl(bool tagged, bool last)
+{
+	return (tagged ? KIW_DDP_FLAG_TAGGED : 0) |
+	       (last ? KIW_DDP_FLAG_LAST : 0) | KIW_DDP_VERSION;
+}
+
 static inline bool kiw_ddp_is_tagged(u8 ddp_ctrl)
 {
 	return ddp_ctrl & KIW_DDP_FLAG_TAGGED;

@@ -11,6 +11,8 @@
 #include <linux/build_bug.h>
 #include <linux/types.h>
 
+#include <kiw/ddp.h>
+
 /* RDMAP control octet: RV (2 bits) | Rsvd (2 bits) | Opcode (4 bits). */
 #define KIW_RDMAP_MASK_VERSION	0xc0
 #define KIW_RDMAP_SHIFT_VERSION	6
@@ -44,6 +46,21 @@ static inline u8 kiw_rdmap_opcode(u8 rdmap_ctrl)
 {
 	return rdmap_ctrl & KIW_RDMAP_MASK_OPCODE;
 }
+
+/*
+ * RDMA Read Request header (RFC 5040 section 4.4): the payload of an
+ * untagged DDP segment on QN 1 (KIW_DDP_QN_READ_REQ), right after its
+ * 18-octet DDP header. The Data Sink is the requester's buffer (the Read
+ * Response is written there), the Data Source the responder's.
+ */
+struct kiw_rdmap_read_req {
+	__be32 sink_stag;
+	__be64 sink_to;
+	__be32 size;		/* RDMA Read Message Size, octets */
+	__be32 src_stag;
+	__be64 src_to;
+} __packed;
+static_assert(sizeof(struct kiw_rdmap_read_req) == 28);
 
 /* Terminate error layers (RFC 5040 section 7.3). */
 enum kiw_term_layer {
@@ -88,6 +105,7 @@ enum kiw_llp_ecode {
 	KIW_LLP_ECODE_INSUFFICIENT_IRD = 0x06,
 	KIW_LLP_ECODE_NO_MATCHING_RTR = 0x07,
 };
+
 #define KIW_LLP_ETYPE_MPA 0x0
 
 /*
@@ -123,6 +141,59 @@ static inline u8 kiw_term_etype(kiw_term_t t)
 static inline u8 kiw_term_ecode(kiw_term_t t)
 {
 	return t & 0xff;
+}
+
+/*
+ * Terminate header (RFC 5040 section 4.8): the payload of the untagged DDP
+ * segment on QN 2 (KIW_DDP_QN_TERMINATE) that carries the Terminate
+ * message. Its first 32 bits are the Terminate control word:
+ *
+ *   Layer (4) | EType (4) | Error Code (8) | M | D | R | Reserved (13)
+ *
+ * M: the DDP Segment Length field is valid; D: the Terminated DDP Header is
+ * included; R: the Terminated RDMA Header is included. The optional fields
+ * follow in this order, each present only as announced:
+ *
+ *   DDP Segment Length (16 bits): the length of the offending DDP segment
+ *     (DDP header and payload: the MPA ULPDU_Length that carried it);
+ *   Terminated DDP Header: the offending segment's DDP header as received,
+ *     14 octets if tagged, 18 if untagged (its own T bit tells which);
+ *   Terminated RDMA Header: when the offending message is an RDMA Read
+ *     Request, its 28-octet Read Request header.
+ *
+ * struct kiw_rdmap_term is the longest form; a Terminate is 4 octets (the
+ * control word alone) up to sizeof(struct kiw_rdmap_term).
+ */
+#define KIW_TERM_CTRL_LAYER	0xf0000000u
+#define KIW_TERM_CTRL_ETYPE	0x0f000000u
+#define KIW_TERM_CTRL_ECODE	0x00ff0000u
+#define KIW_TERM_CTRL_M		0x00008000u
+#define KIW_TERM_CTRL_D		0x00004000u
+#define KIW_TERM_CTRL_R		0x00002000u
+#define KIW_TERM_CTRL_HDRCT	(KIW_TERM_CTRL_M | KIW_TERM_CTRL_D | \
+				 KIW_TERM_CTRL_R)
+#define KIW_TERM_CTRL_RSVD	0x00001fffu
+
+struct kiw_rdmap_term {
+	__be32 ctrl;
+	__be16 ddp_seg_len;
+	u8 hdrs[KIW_DDP_HDR_MAX_LEN + sizeof(struct kiw_rdmap_read_req)];
+} __packed;
+static_assert(sizeof(struct kiw_rdmap_term) == 52);
+
+#define KIW_RDMAP_TERM_MIN_LEN	sizeof(__be32)
+#define KIW_RDMAP_TERM_MAX_LEN	sizeof(struct kiw_rdmap_term)
+
+/* The Terminate control word for an error, without M/D/R. */
+static inline u32 kiw_term_ctrl(kiw_term_t t)
+{
+	return (u32)kiw_term_wire(t) << 16;
+}
+
+/* The error a received Terminate control word reports. */
+static inline kiw_term_t kiw_term_from_ctrl(u32 ctrl)
+{
+	return KIW_TERM(ctrl >> 28, ctrl >> 24, ctrl >> 16);
 }
 
 #endif /* KIW_WIRE_RDMAP_H */

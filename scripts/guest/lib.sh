@@ -5,7 +5,8 @@
 #   . "$KIW_TOP/scripts/guest/lib.sh"
 #
 # TAP: tap_plan N; check "desc" cmd...; check_fails "desc" cmd...;
-#      check_output "desc" REGEX cmd...; ok/not_ok "desc"; skip "desc" why;
+#      check_fails_with "desc" REGEX cmd...; check_output "desc" REGEX cmd...;
+#      check_no_output "desc" REGEX cmd...; ok/not_ok "desc"; skip "desc" why;
 #      diag msg; tap_done (also run automatically when the script exits).
 # A script that ends before tap_done, plans more checks than it ran, or runs
 # none at all fails.
@@ -74,6 +75,23 @@ check_fails() {
 	fi
 	not_ok "$desc"
 	diag "command: $*" "exit status: $rc (expected a failure with a message)"
+	[ -z "$out" ] || diag "$out"
+	return 1
+}
+
+# check_fails_with "desc" REGEX cmd...: cmd fails and its message matches
+# REGEX (e.g. the strerror text of the errno the kernel must return).
+check_fails_with() {
+	local desc=$1 re=$2 out rc=0
+	shift 2
+	out=$("$@" 2>&1) || rc=$?
+	if [ "$rc" != 0 ] && grep -qE -- "$re" <<<"$out"; then
+		ok "$desc"
+		diag "exit status $rc: $out"
+		return 0
+	fi
+	not_ok "$desc"
+	diag "command: $*" "exit status: $rc (expected a failure saying: $re)"
 	[ -z "$out" ] || diag "$out"
 	return 1
 }

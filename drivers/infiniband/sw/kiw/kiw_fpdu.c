@@ -1,0 +1,512 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * kiw FPDU framing, pure: the receive parser and the skb copy/CRC helpers
+ * (see kiw_fpdu.h for the contract; the transmit side is kiw_fpdu_tx.c).
+ *
+ * Everything here runs in the receive path (softirq) or the TX work: no
+ * sleeping, no allocation; pages are mapped with kmap_local_page() for the
+ * duration of one copy.
+ */
+#include <linux/bug.h>
+#include <linux/highmem.h>
+#include <linux/kernel.h>
+#include <linux/minmax.h>
+#include <linux/mm.h>
+#include <linux/skbuff.h>
+#include <kunit/visibility.h>
+
+#include "kiw_fpdu.h"
+#include "kiw_mpa.h"
+
+/* Called on each virtually contiguous piece of an skb range, in order. */
+typedef void (*kiw_skb_actor)(void *arg, const u8 *from, unsigned int len);
+
+static int kiw_skb_walk(const struct sk_buff *skb, unsigned int off,
+			unsigned int len, kiw_skb_actor fn, void *arg)
+{
+	unsigned int start = skb_headlen(skb), n, i;
+	const struct sk_buff *frag_iter;
+
+	if (off < start) {
+		n = min(start - off, len);
+		fn(arg, skb->data + off, n);
+		off += n;
+		len -= n;
+	}
+	for (i = 0; len && i < skb_shinfo(skb)->nr_frags; i++) {
+		const skb_frag_t *f = &skb_shinfo(skb)->frags[i];
+		unsigned int end = start + skb_frag_size(f);
+		u32 p_off, p_len, copied;
+		struct page *p;
+
+		if (off < end) {
+			n = min(end - off, len);
+			skb_frag_foreach_page(f, skb_frag_off(f) + off - start,
+					      n, p, p_off, p_len, copied) {
+				u8 *vaddr = kmap_local_page(p);
+
+				fn(arg, vaddr + p_off, p_len);
+				kunmap_local(vaddr);
+			}
+			off += n;
+			len -= n;
+		}
+		start = end;
+	}
+	skb_walk_frags(skb, frag_iter) {
+		unsigned int end = start + frag_iter->len;
+
+		if (!len)
+			break;
+		if (off < end) {
+			n = min(end - off, len);
+			if (kiw_skb_walk(frag_iter, off - start, n, fn, arg))
+				return -EFAULT;
+			off += n;
+			len -= n;
+		}
+		start = end;
+	}
+	return len ? -EFAULT : 0;
+}
+
+struct kiw_copy_arg {
+	u8 *to;
+	u32 *crc;
+};
+
+/* Copy, then run the CRC over the copy while it is hot in the cache. */
+static void kiw_copy_actor(void *arg, const u8 *from, unsigned int len)
+{
+	struct kiw_copy_arg *a = arg;
+
+	memcpy(a->to, from, len);
+	if (a->crc)
+		*a->crc = kiw_crc_update(*a->crc, a->to, len);
+	a->to += len;
+}
+
+/**
+ * kiw_skb_copy_crc - copy an skb range to kernel memory, CRC included
+ * @skb: source, with any mix of linear data, page frags and frag_list
+ * @off: offset in @skb
+ * @to: destination
+ * @len: octets
+ * @crc: CRC32c register to update, or NULL
+ *
+ * Return: 0, or -EFAULT if the range is not inside @skb.
+ */
+int kiw_skb_copy_crc(const struct sk_buff *skb, unsigned int off, void *to,
+		     unsigned int len, u32 *crc)
+{
+	struct kiw_copy_arg a = { .to = to, .crc = crc };
+
+	return kiw_skb_walk(skb, off, len, kiw_copy_actor, &a);
+}
+EXPORT_SYMBOL_IF_KUNIT(kiw_skb_copy_crc);
+
+struct kiw_copy_page_arg {
+	struct page *page;	/* current destination page */
+	unsigned int pg_off;	/* offset in it, < PAGE_SIZE */
+	u32 *crc;
+};
+
+static void kiw_copy_page_actor(void *arg, const u8 *from, unsigned int len)
+{
+	struct kiw_copy_page_arg *a = arg;
+
+	while (len) {
+		unsigned int n = min_t(unsigned int, len,
+				       PAGE_SIZE - a->pg_off);
+		u8 *to = kmap_local_page(a->page);
+
+		memcpy(to + a->pg_off, from, n);
+		if (a->crc)
+			*a->crc = kiw_crc_update(*a->crc, to + a->pg_off, n);
+		kunmap_local(to);
+		from += n;
+		len -= n;
+		a->pg_off += n;
+		if (a->pg_off == PAGE_SIZE) {
+			a->page = nth_page(a->page, 1);
+			a->pg_off = 0;
+		}
+	}
+}
+
+/**
+ * kiw_skb_copy_page_crc - copy an skb range to pages, CRC included
+ * @skb: source
+ * @off: offset in @skb
+ * @page: first destination page; the range may run on into the pages
+ *	that follow it (a compound page or physically contiguous pages)
+ * @pg_off: offset in @page (may be beyond PAGE_SIZE)
+ * @len: octets
+ * @crc: CRC32c register to update, or NULL
+ *
+ * Return: 0, or -EFAULT if the range is not inside @skb.
+ */
+int kiw_skb_copy_page_crc(const struct sk_buff *skb, unsigned int off,
+			  struct page *page, unsigned int pg_off,
+			  unsigned int len, u32 *crc)
+{
+	struct kiw_copy_page_arg a = {
+		.page = nth_page(page, pg_off >> PAGE_SHIFT),
+		.pg_off = offset_in_page(pg_off),
+		.crc = crc,
+	};
+
+	return kiw_skb_walk(skb, off, len, kiw_copy_page_actor, &a);
+}
+EXPORT_SYMBOL_IF_KUNIT(kiw_skb_copy_page_crc);
+
+static void kiw_crc_actor(void *arg, const u8 *from, unsigned int len)
+{
+	u32 *crc = arg;
+
+	*crc = kiw_crc_update(*crc, from, len);
+}
+
+/* Run an skb range through the CRC only. */
+int kiw_skb_crc(const struct sk_buff *skb, unsigned int off,
+		unsigned int len, u32 *crc)
+{
+	return kiw_skb_walk(skb, off, len, kiw_crc_actor, crc);
+}
+EXPORT_SYMBOL_IF_KUNIT(kiw_skb_crc);
+
+/* The parser's small fields: copy out and run through the CRC. */
+static void kiw_fpdu_rx_take(struct kiw_fpdu_rx *rx, const struct sk_buff *skb,
+			     unsigned int off, u8 *to, unsigned int len,
+			     bool crc)
+{
+	if (WARN_ON_ONCE(skb_copy_bits(skb, off, to, len)))
+		memset(to, 0, len);
+	if (crc)
+		rx->crc = kiw_crc_update(rx->crc, to, len);
+}
+
+static u32 *kiw_fpdu_rx_crcp(struct kiw_fpdu_rx *rx)
+{
+	return rx->crc_on ? &rx->crc : NULL;
+}
+
+/**
+ * kiw_fpdu_rx_copy - data(): copy payload to kernel memory
+ * @rx: the parser that called data()
+ * @skb: as passed to data()
+ * @off: offset in @skb, within the piece passed to data()
+ * @to: destination
+ * @len: octets
+ *
+ * Return: 0, or -EFAULT (a caller bug; the FPDU then fails).
+ */
+int kiw_fpdu_rx_copy(struct kiw_fpdu_rx *rx, const struct sk_buff *skb,
+		     unsigned int off, void *to, unsigned int len)
+{
+	int rv = kiw_skb_copy_crc(skb, off, to, len, kiw_fpdu_rx_crcp(rx));
+
+	if (!rv)
+		rx->acct += len;
+	return rv;
+}
+EXPORT_SYMBOL_IF_KUNIT(kiw_fpdu_rx_copy);
+
+/* data(): copy payload to a page (mapped inside) at @pg_off. */
+int kiw_fpdu_rx_copy_page(struct kiw_fpdu_rx *rx, const struct sk_buff *skb,
+			  unsigned int off, struct page *page,
+			  unsigned int pg_off, unsigned int len)
+{
+	int rv = kiw_skb_copy_page_crc(skb, off, page, pg_off, len,
+				       kiw_fpdu_rx_crcp(rx));
+
+	if (!rv)
+		rx->acct += len;
+	return rv;
+}
+EXPORT_SYMBOL_IF_KUNIT(kiw_fpdu_rx_copy_page);
+
+/* data(): payload octets nobody keeps; they still count for the CRC. */
+int kiw_fpdu_rx_skip(struct kiw_fpdu_rx *rx, const struct sk_buff *skb,
+		     unsigned int off, unsigned int len)
+{
+	int rv = 0;
+
+	if (rx->crc_on)
+		rv = kiw_skb_crc(skb, off, len, &rx->crc);
+	if (!rv)
+		rx->acct += len;
+	return rv;
+}
+EXPORT_SYMBOL_IF_KUNIT(kiw_fpdu_rx_skip);
+
+/**
+ * kiw_fpdu_rx_init - set up the parser at SeqStart
+ * @rx: the parser
+ * @ops: upper layer callbacks
+ * @markers: the peer puts markers in the FPDUs it sends us
+ * @crc: CRC32c was negotiated
+ */
+void kiw_fpdu_rx_init(struct kiw_fpdu_rx *rx,
+		      const struct kiw_fpdu_rx_ops *ops, bool markers,
+		      bool crc)
+{
+	memset(rx, 0, sizeof(*rx));
+	rx->ops = ops;
+	rx->markers = markers;
+	rx->crc_on = crc;
+	rx->state = KIW_FPDU_RX_LEN;
+	rx->crc = kiw_crc_init();
+}
+EXPORT_SYMBOL_IF_KUNIT(kiw_fpdu_rx_init);
+
+static void kiw_fpdu_rx_stop(struct kiw_fpdu_rx *rx, kiw_term_t t)
+{
+	rx->state = KIW_FPDU_RX_DEAD;
+	rx->err = t;
+	rx->ops->end(rx, t);
+}
+
+/* An error in this FPDU: report now, or at its CRC field (see .h). */
+static void kiw_fpdu_rx_fail(struct kiw_fpdu_rx *rx, kiw_term_t t)
+{
+	if (!rx->pending)
+		rx->pending = t;
+	if (!rx->crc_on)
+		kiw_fpdu_rx_stop(rx, rx->pending);
+}
+
+static void kiw_fpdu_rx_marker(struct kiw_fpdu_rx *rx)
+{
+	u32 at = rx->off - KIW_MPA_MARKER_SIZE;
+	u32 want = 0;
+	u16 ptr = get_unaligned_be16(&rx->mk[2]);
+
+	/* Inside an FPDU, it points back to the ULPDU_Length. */
+	if (rx->state != KIW_FPDU_RX_LEN || rx->have)
+		want = at - rx->fpdu_off;
+	if ((ptr & KIW_MPA_FPDUPTR_MASK) != want)
+		kiw_fpdu_rx_fail(rx, KIW_FPDU_ERR_MARKER);
+}
+
+static void kiw_fpdu_rx_next(struct kiw_fpdu_rx *rx)
+{
+	rx->state = KIW_FPDU_RX_LEN;
+	rx->have = 0;
+	rx->hdr_len = 0;
+	rx->pending = KIW_TERM_NONE;
+	rx->crc = kiw_crc_init();
+}
+
+static unsigned int kiw_fpdu_rx_len(struct kiw_fpdu_rx *rx,
+				    const struct sk_buff *skb,
+				    unsigned int off, unsigned int n)
+{
+	n = min_t(unsigned int, n, sizeof(rx->len) - rx->have);
+	if (!rx->have)
+		rx->fpdu_off = rx->off;
+	kiw_fpdu_rx_take(rx, skb, off, rx->len + rx->have, n, true);
+	rx->have += n;
+	if (rx->have < sizeof(rx->len))
+		return n;
+
+	rx->ulpdu_len = get_unaligned_be16(rx->len);
+	rx->pad = kiw_mpa_pad(rx->ulpdu_len);
+	rx->have = 0;
+	rx->state = KIW_FPDU_RX_HDR;
+	if (!rx->ulpdu_len) {
+		/* No DDP control octet at all. */
+		rx->state = KIW_FPDU_RX_DATA;
+		rx->rem = 0;
+		kiw_fpdu_rx_fail(rx, KIW_FPDU_ERR_SHORT);
+	}
+	return n;
+}
+
+static unsigned int kiw_fpdu_rx_hdr(struct kiw_fpdu_rx *rx,
+				    const struct sk_buff *skb,
+				    unsigned int off, unsigned int n)
+{
+	unsigned int want = rx->hdr_len ? rx->hdr_len - rx->have : 1;
+	kiw_term_t t;
+
+	n = min(n, want);
+	kiw_fpdu_rx_take(rx, skb, off, rx->hdr + rx->have, n, true);
+	rx->have += n;
+	if (!rx->hdr_len) {
+		rx->hdr_len = kiw_ddp_hdr_len(rx->hdr[0]);
+		if (rx->ulpdu_len < rx->hdr_len) {
+			/* Take the rest of the ULPDU as payload nobody gets. */
+			rx->state = KIW_FPDU_RX_DATA;
+			rx->rem = rx->ulpdu_len - rx->have;
+			kiw_fpdu_rx_fail(rx, KIW_FPDU_ERR_SHORT);
+			return n;
+		}
+	}
+	if (rx->have < rx->hdr_len)
+		return n;
+
+	rx->state = KIW_FPDU_RX_DATA;
+	rx->rem = rx->ulpdu_len - rx->hdr_len;
+	if (!rx->pending) {
+		t = rx->ops->hdr(rx, rx->hdr, rx->hdr_len, rx->ulpdu_len);
+		if (t)
+			kiw_fpdu_rx_fail(rx, t);
+	}
+	return n;
+}
+
+static unsigned int kiw_fpdu_rx_data(struct kiw_fpdu_rx *rx,
+				     const struct sk_buff *skb,
+				     unsigned int off, unsigned int n)
+{
+	kiw_term_t t;
+
+	n = min(n, rx->rem);
+	if (rx->pending) {
+		/* Failed FPDU (CRC on): nothing goes up, the CRC goes on. */
+		if (WARN_ON_ONCE(kiw_skb_crc(skb, off, n, &rx->crc)))
+			kiw_fpdu_rx_stop(rx, KIW_FPDU_ERR_LOCAL);
+		rx->rem -= n;
+		return n;
+	}
+	rx->acct = 0;
+	t = rx->ops->data(rx, skb, off, n);
+	if (WARN_ON_ONCE(rx->acct > n)) {
+		kiw_fpdu_rx_stop(rx, KIW_FPDU_ERR_LOCAL);
+		return n;
+	}
+	if (rx->acct < n) {
+		/*
+		 * data() failed part way (or, a bug, skipped octets): the
+		 * CRC must still cover the rest, so that a sound FPDU
+		 * reports data()'s error and not a CRC mismatch.
+		 */
+		if (WARN_ON_ONCE(!t))
+			t = KIW_FPDU_ERR_LOCAL;
+		if (rx->crc_on)
+			kiw_skb_crc(skb, off + rx->acct, n - rx->acct, &rx->crc);
+	}
+	if (t)
+		kiw_fpdu_rx_fail(rx, t);
+	rx->rem -= n;
+	return n;
+}
+
+static unsigned int kiw_fpdu_rx_pad(struct kiw_fpdu_rx *rx,
+				    const struct sk_buff *skb,
+				    unsigned int off, unsigned int n)
+{
+	u8 pad[3];
+
+	n = min(n, rx->rem);
+	/* PAD content is ignored, but covered by the CRC. */
+	kiw_fpdu_rx_take(rx, skb, off, pad, n, true);
+	rx->rem -= n;
+	return n;
+}
+
+static unsigned int kiw_fpdu_rx_crc(struct kiw_fpdu_rx *rx,
+				    const struct sk_buff *skb,
+				    unsigned int off, unsigned int n)
+{
+	kiw_term_t verdict;
+
+	n = min_t(unsigned int, n, sizeof(rx->crc_field) - rx->have);
+	kiw_fpdu_rx_take(rx, skb, off, rx->crc_field + rx->have, n, false);
+	rx->have += n;
+	if (rx->have < sizeof(rx->crc_field))
+		return n;
+
+	verdict = rx->pending;
+	if (rx->crc_on &&
+	    kiw_crc_get(rx->crc_field) != kiw_crc_final(rx->crc))
+		verdict = KIW_FPDU_ERR_CRC;
+	if (verdict) {
+		kiw_fpdu_rx_stop(rx, verdict);
+		return n;
+	}
+	rx->ops->end(rx, KIW_TERM_NONE);
+	kiw_fpdu_rx_next(rx);
+	return n;
+}
+
+/* Take at most @n octets (none of them marker octets) in the current state. */
+static unsigned int kiw_fpdu_rx_step(struct kiw_fpdu_rx *rx,
+				     const struct sk_buff *skb,
+				     unsigned int off, unsigned int n)
+{
+	switch (rx->state) {
+	case KIW_FPDU_RX_LEN:
+		return kiw_fpdu_rx_len(rx, skb, off, n);
+	case KIW_FPDU_RX_HDR:
+		return kiw_fpdu_rx_hdr(rx, skb, off, n);
+	case KIW_FPDU_RX_DATA:
+		return kiw_fpdu_rx_data(rx, skb, off, n);
+	case KIW_FPDU_RX_PAD:
+		return kiw_fpdu_rx_pad(rx, skb, off, n);
+	case KIW_FPDU_RX_CRC:
+		return kiw_fpdu_rx_crc(rx, skb, off, n);
+	default:
+		return 0;
+	}
+}
+
+/* Leave DATA and PAD as soon as they are done, before any marker. */
+static void kiw_fpdu_rx_advance(struct kiw_fpdu_rx *rx)
+{
+	if (rx->state == KIW_FPDU_RX_DATA && !rx->rem) {
+		rx->state = KIW_FPDU_RX_PAD;
+		rx->rem = rx->pad;
+	}
+	if (rx->state == KIW_FPDU_RX_PAD && !rx->rem) {
+		rx->state = KIW_FPDU_RX_CRC;
+		rx->have = 0;
+	}
+}
+
+/**
+ * kiw_fpdu_rx_feed - parse the next octets of the stream
+ * @rx: the parser
+ * @skb: what tcp_read_sock() gave the actor
+ * @off: offset in @skb of the first new octet
+ * @len: octets
+ *
+ * Calls the upper layer as described in kiw_fpdu.h; never allocates.
+ *
+ * Return: octets consumed: @len, or fewer when an error stopped the parser
+ * (then 0 from every later call; kiw_fpdu_rx_error() tells the error).
+ */
+unsigned int kiw_fpdu_rx_feed(struct kiw_fpdu_rx *rx,
+			      const struct sk_buff *skb, unsigned int off,
+			      unsigned int len)
+{
+	unsigned int done = 0, n;
+
+	while (done < len && rx->state != KIW_FPDU_RX_DEAD) {
+		u32 in_mk = rx->off & (KIW_MPA_MARKER_INTERVAL - 1);
+
+		kiw_fpdu_rx_advance(rx);
+		if (rx->markers && in_mk < KIW_MPA_MARKER_SIZE) {
+			n = min(len - done, KIW_MPA_MARKER_SIZE - in_mk);
+			kiw_fpdu_rx_take(rx, skb, off + done,
+					 rx->mk + rx->mk_have, n, true);
+			rx->mk_have += n;
+			rx->off += n;
+			done += n;
+			if (rx->mk_have == KIW_MPA_MARKER_SIZE) {
+				rx->mk_have = 0;
+				kiw_fpdu_rx_marker(rx);
+			}
+			continue;
+		}
+		n = len - done;
+		if (rx->markers)
+			n = min(n, kiw_mpa_to_marker(rx->off));
+		n = kiw_fpdu_rx_step(rx, skb, off + done, n);
+		rx->off += n;
+		done += n;
+	}
+	return done;
+}
+EXPORT_SYMBOL_IF_KUNIT(kiw_fpdu_rx_feed);

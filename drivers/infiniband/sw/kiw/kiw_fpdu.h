@@ -1,0 +1,230 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * kiw FPDU framing, pure: the receive parser and the transmit builder
+ * (RFC 5044 sections 4 to 6). No sockets here: the RX engine feeds the
+ * parser from its tcp_read_sock() actor, the TX engine hands the builder's
+ * vectors to one sendmsg().
+ *
+ * Stream offsets are u32, counted from SeqStart (the first octet of Full
+ * Operation in that direction); they wrap, and markers sit wherever the
+ * offset is a multiple of 512.
+ */
+#ifndef KIW_FPDU_H
+#define KIW_FPDU_H
+
+#include <linux/bvec.h>
+#include <linux/skbuff.h>
+#include <linux/types.h>
+#include <kiw/ddp.h>
+#include <kiw/mpa.h>
+#include <kiw/rdmap.h>
+
+/* Copy/CRC helpers over an skb range (linear part, page frags, frag_list). */
+int kiw_skb_copy_crc(const struct sk_buff *skb, unsigned int off, void *to,
+		     unsigned int len, u32 *crc);
+int kiw_skb_copy_page_crc(const struct sk_buff *skb, unsigned int off,
+			  struct page *page, unsigned int pg_off,
+			  unsigned int len, u32 *crc);
+int kiw_skb_crc(const struct sk_buff *skb, unsigned int off,
+		unsigned int len, u32 *crc);
+
+/*
+ * Receive.
+ *
+ * The parser is fed exactly what a tcp_read_sock() actor gets: (skb,
+ * offset, length) chunks of the in-order byte stream, split anywhere.
+ * It removes markers (checking each FPDUPTR), reassembles ULPDU_Length
+ * and the DDP header, runs the CRC over everything RFC 5044 section 4.4
+ * covers, and calls the upper layer:
+ *
+ *   hdr()   once the DDP header is complete (14 or 18 octets, from the T
+ *           bit), with the ULPDU length. A non-zero return (a Terminate
+ *           error) fails the FPDU; the payload is then not passed up.
+ *   data()  for each piece of payload, markers already removed. The upper
+ *           layer must run every octet, in order, through exactly one of
+ *           kiw_fpdu_rx_copy(), kiw_fpdu_rx_copy_page() or
+ *           kiw_fpdu_rx_skip(), which keep the CRC going. Returning an
+ *           error fails the FPDU.
+ *   end()   once per FPDU, after its CRC field: KIW_TERM_NONE for a good
+ *           FPDU, else the error; after an error the parser is stopped for
+ *           good and calls nothing more (RFC 5044 section 8).
+ *
+ * Errors inside an FPDU (a bad FPDUPTR: LLP code 3; a ULPDU shorter than
+ * its DDP header: KIW_FPDU_ERR_SHORT; a hdr() or data() error) are held
+ * until the FPDU's CRC field when CRC is on, and a CRC mismatch (LLP code
+ * 2) is reported instead of them: RFC 5044 section 8 reports code 3 only
+ * "with a valid CRC", and a header that fails its checks may simply be
+ * corrupt. Without CRC they are reported at once. Payload is passed up
+ * before the CRC is known (cut-through), so the upper layer completes
+ * nothing before end() says the FPDU was good.
+ */
+
+/* A ULPDU shorter than its DDP header: the framing is inconsistent. */
+#define KIW_FPDU_ERR_SHORT \
+	KIW_TERM(KIW_TERM_LAYER_LLP, KIW_LLP_ETYPE_MPA, KIW_LLP_ECODE_MARKER)
+#define KIW_FPDU_ERR_CRC \
+	KIW_TERM(KIW_TERM_LAYER_LLP, KIW_LLP_ETYPE_MPA, KIW_LLP_ECODE_CRC)
+#define KIW_FPDU_ERR_MARKER \
+	KIW_TERM(KIW_TERM_LAYER_LLP, KIW_LLP_ETYPE_MPA, KIW_LLP_ECODE_MARKER)
+/* The upper layer did not account for a data() piece exactly (a bug). */
+#define KIW_FPDU_ERR_LOCAL \
+	KIW_TERM(KIW_TERM_LAYER_RDMAP, KIW_RDMAP_ETYPE_CATASTROPHIC, \
+		 KIW_RDMAP_ECODE_CATASTROPHIC)
+
+#define KIW_FPDU_RX_HDR_MAX	sizeof(struct kiw_ddp_untagged_hdr)
+
+struct kiw_fpdu_rx;
+
+struct kiw_fpdu_rx_ops {
+	kiw_term_t (*hdr)(struct kiw_fpdu_rx *rx, const u8 *hdr,
+			  unsigned int hdr_len, unsigned int ulpdu_len);
+	kiw_term_t (*data)(struct kiw_fpdu_rx *rx, const struct sk_buff *skb,
+			   unsigned int off, unsigned int len);
+	void (*end)(struct kiw_fpdu_rx *rx, kiw_term_t verdict);
+};
+
+/*
+ * Parser states, in stream order. A marker may come in any state except
+ * inside a field (FPDUs are 4-aligned from SeqStart); its octets are taken
+ * aside and added to the current FPDU's CRC. Between FPDUs the parser is
+ * in LEN with nothing collected, and the CRC preset, so a marker there
+ * belongs to the next FPDU, as section 4.4 says.
+ */
+enum kiw_fpdu_rx_state {
+	KIW_FPDU_RX_LEN,	/* collecting the 2 octets of ULPDU_Length */
+	KIW_FPDU_RX_HDR,	/* collecting the DDP header */
+	KIW_FPDU_RX_DATA,	/* payload: up via data(), or CRC only */
+	KIW_FPDU_RX_PAD,	/* 0-3 PAD octets: CRC only */
+	KIW_FPDU_RX_CRC,	/* collecting the 4 CRC octets */
+	KIW_FPDU_RX_DEAD,	/* an error was reported: consume nothing */
+};
+
+/* All receive state of one connection; the QP embeds it. */
+struct kiw_fpdu_rx {
+	const struct kiw_fpdu_rx_ops *ops;
+	u32 off;		/* stream offset of the next octet */
+	u32 fpdu_off;		/* stream offset of this FPDU's ULPDU_Length */
+	u32 crc;		/* CRC32c register of this FPDU */
+	u32 acct;		/* octets accounted for in the current data() */
+	u32 rem;		/* octets left in DATA or PAD */
+	kiw_term_t pending;	/* error held until the CRC field */
+	kiw_term_t err;		/* the error that stopped the parser */
+	enum kiw_fpdu_rx_state state;
+	u16 ulpdu_len;
+	u8 pad;
+	u8 hdr_len;		/* 0 until the DDP control octet is in */
+	u8 have;		/* octets of the current field collected */
+	u8 mk_have;		/* octets of the current marker collected */
+	bool markers;		/* this direction carries markers */
+	bool crc_on;		/* CRC negotiated: check it */
+	u8 mk[KIW_MPA_MARKER_SIZE];
+	u8 len[KIW_MPA_ULPDU_LEN_SIZE];
+	u8 hdr[KIW_FPDU_RX_HDR_MAX];
+	u8 crc_field[KIW_MPA_CRC_SIZE];
+};
+
+void kiw_fpdu_rx_init(struct kiw_fpdu_rx *rx,
+		      const struct kiw_fpdu_rx_ops *ops, bool markers,
+		      bool crc);
+unsigned int kiw_fpdu_rx_feed(struct kiw_fpdu_rx *rx,
+			      const struct sk_buff *skb, unsigned int off,
+			      unsigned int len);
+
+static inline kiw_term_t kiw_fpdu_rx_error(const struct kiw_fpdu_rx *rx)
+{
+	return rx->err;
+}
+
+int kiw_fpdu_rx_copy(struct kiw_fpdu_rx *rx, const struct sk_buff *skb,
+		     unsigned int off, void *to, unsigned int len);
+int kiw_fpdu_rx_copy_page(struct kiw_fpdu_rx *rx, const struct sk_buff *skb,
+			  unsigned int off, struct page *page,
+			  unsigned int pg_off, unsigned int len);
+int kiw_fpdu_rx_skip(struct kiw_fpdu_rx *rx, const struct sk_buff *skb,
+		     unsigned int off, unsigned int len);
+
+/*
+ * Transmit.
+ *
+ * Where the markers of an FPDU fall: for an FPDU whose first octet is at
+ * stream offset @start (a multiple of 4 when markers are on), marker i
+ * (0 <= i < nr_markers) is at offset first_marker + 512 * i from @start.
+ * A marker at offset 0 leads the FPDU (FPDUPTR 0) and ULPDU_Length follows
+ * it; a marker that would fall right after the CRC belongs to the next
+ * FPDU and is not counted here.
+ */
+struct kiw_fpdu_layout {
+	u32 start;		/* stream offset of the FPDU's first octet */
+	u32 wire_len;		/* octets on the wire, markers included */
+	u16 ulpdu_len;
+	u16 nr_markers;
+	u16 first_marker;	/* offset from @start of marker 0 */
+	u8 pad;
+	u8 lead;		/* 4 if a marker leads the FPDU, else 0 */
+};
+
+/* Most markers one FPDU of at most KIW_MPA_ULPDU_MAX octets can hold. */
+#define KIW_FPDU_MAX_MARKERS \
+	DIV_ROUND_UP(KIW_MPA_ULPDU_MAX + KIW_MPA_ULPDU_LEN_SIZE + 3 + \
+		     KIW_MPA_CRC_SIZE, \
+		     KIW_MPA_MARKER_INTERVAL - KIW_MPA_MARKER_SIZE)
+
+int kiw_fpdu_layout(struct kiw_fpdu_layout *lay, u32 start,
+		    unsigned int ulpdu_len, bool markers);
+
+static inline u32 kiw_fpdu_marker_pos(const struct kiw_fpdu_layout *lay,
+				      unsigned int i)
+{
+	return lay->first_marker + i * KIW_MPA_MARKER_INTERVAL;
+}
+
+static inline u16 kiw_fpdu_marker_ptr(const struct kiw_fpdu_layout *lay,
+				      unsigned int i)
+{
+	u32 pos = kiw_fpdu_marker_pos(lay, i);
+
+	return pos ? pos - lay->lead : 0;
+}
+
+/*
+ * Two ways to put an FPDU out: kiw_fpdu_build() describes it as vectors
+ * over the caller's header, the payload pages and the markers and trailer
+ * in struct kiw_fpdu_tx (zero copy; the CRC is one read of the payload);
+ * kiw_fpdu_build_linear() writes it into one buffer, copying the payload
+ * and computing the CRC over the copy in the same pass.
+ *
+ * One FPDU to build. @hdr holds KIW_MPA_ULPDU_LEN_SIZE octets the builder
+ * fills with ULPDU_Length, then @hdr_len octets of DDP (and RDMAP) header.
+ * The payload is @src: pages, or kernel memory through bvec_set_virt().
+ * @hdr and the struct kiw_fpdu_tx must be in the kernel's linear mapping
+ * (kmalloc, not the stack or vmalloc): the vectors point into them.
+ */
+struct kiw_fpdu_tx_desc {
+	u32 start;		/* stream offset of the FPDU */
+	bool markers;		/* insert markers */
+	bool crc;		/* compute the CRC (else send 0) */
+	u8 *hdr;
+	unsigned int hdr_len;
+	const struct bio_vec *src;
+	unsigned int nr_src;
+};
+
+/* Builder output besides the vectors, and the octets they point into. */
+struct kiw_fpdu_tx {
+	struct kiw_fpdu_layout lay;
+	u32 crc;		/* the CRC value sent */
+	struct kiw_mpa_marker mk[KIW_FPDU_MAX_MARKERS];
+	u8 trailer[3 + KIW_MPA_CRC_SIZE];	/* PAD, then CRC */
+};
+
+/* Room the output vector array needs for @nr_src payload vectors. */
+#define KIW_FPDU_TX_MAX_VEC(nr_src) \
+	((nr_src) + 2 + 2 * KIW_FPDU_MAX_MARKERS)
+
+int kiw_fpdu_build(struct kiw_fpdu_tx *tx, const struct kiw_fpdu_tx_desc *d,
+		   struct bio_vec *out, unsigned int max_out);
+int kiw_fpdu_build_linear(struct kiw_fpdu_tx *tx,
+			  const struct kiw_fpdu_tx_desc *d, u8 *buf,
+			  unsigned int len);
+
+#endif /* KIW_FPDU_H */

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * kiw LLP hand-over: what the connection manager (kiw_cm.c) gives the data
+ * path (kiw_tx.c, kiw_rx.c) when MPA startup completes, and how the two
+ * share the socket afterwards.
+ *
+ * Ownership of the socket. The CM creates, connects/accepts and finally
+ * releases the kernel TCP socket, and keeps its sk_state_change callback
+ * for the whole connection (FIN, RST, errors). When MPA completes, the CM
+ * calls kiw_llp_attach(): from then on the data path owns sk_data_ready
+ * (receive) and sk_write_space (transmit) and the socket's send side.
+ * Before the CM releases the socket it calls kiw_llp_detach(), which
+ * restores those callbacks and returns only when no receive callback and no
+ * transmit work still uses the socket.
+ *
+ * The CM reads the MPA Request/Reply with exact lengths, so the first
+ * octet left in the socket's receive queue at attach time is the first
+ * octet of Full Operation (SeqStart of the receive half); the first octet
+ * the data path sends is SeqStart of the transmit half. kiw_llp_attach()
+ * processes whatever already sits in the receive queue (an FPDU that
+ * arrived in the same segment as the Reply must not be lost), and it is
+ * called before the responder's Reply is sent (RFC 5044 7.1, MPA-SU-4).
+ *
+ * Peer FIN. TCP may call sk_state_change before sk_data_ready delivers the
+ * data that preceded the FIN. The CM therefore asks the data path to drain
+ * the receive queue (kiw_llp_drain(), process context) before it reports
+ * the disconnect: FPDUs that arrived before the FIN are delivered.
+ */
+#ifndef KIW_LLP_H
+#define KIW_LLP_H
+
+#include <linux/net.h>
+#include <linux/types.h>
+
+struct kiw_qp;
+
+/* RFC 6581 ready-to-receive message chosen for the connection. */
+enum kiw_rtr {
+	KIW_RTR_NONE,		/* revision 1, or revision 2 without RTR */
+	KIW_RTR_SEND,		/* zero-length Send */
+	KIW_RTR_WRITE,		/* zero-length RDMA Write */
+	KIW_RTR_READ,		/* zero-length RDMA Read */
+};
+
+/* The negotiated connection (RFC 5044 7.1, RFC 6581). */
+struct kiw_llp_params {
+	struct socket *sock;
+	bool initiator;		/* we sent the MPA Request */
+	u8 mpa_rev;		/* 1 or 2 */
+	bool crc;		/* CRC32c generated and checked, both ways */
+	bool tx_markers;	/* we insert markers (the peer's M bit) */
+	bool rx_markers;	/* the peer inserts markers (our M bit) */
+	u32 ird;		/* inbound RDMA Reads we serve at once */
+	u32 ord;		/* outbound RDMA Reads we may have pending */
+	enum kiw_rtr rtr;	/* initiator sends it first; responder awaits */
+	/*
+	 * Responder only: send nothing until an FPDU (or the RTR) from the
+	 * initiator has been received and validated (RFC 5044 7.1.2(4)).
+	 */
+	bool hold_tx_until_rx;
+};
+
+/* kiw_tx.c/kiw_rx.c. Process context; the QP holds a reference. */
+int kiw_llp_attach(struct kiw_qp *qp, const struct kiw_llp_params *params);
+void kiw_llp_detach(struct kiw_qp *qp);
+void kiw_llp_drain(struct kiw_qp *qp);
+
+#endif /* KIW_LLP_H */

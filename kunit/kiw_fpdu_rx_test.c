@@ -1,0 +1,493 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * KUnit: the FPDU receive parser against the RFC 5044 Figure 5/6 dumps and
+ * VECTORS.txt, split at every octet, with corrupted CRCs, markers, PAD and
+ * lengths, and its stop-for-good rule.
+ */
+#include <kunit/test.h>
+#include <linux/unaligned.h>
+
+#include "kiw_test_util.h"
+
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
+
+struct kiw_rx_vec {
+	const char *name;
+	const u8 *wire;
+	unsigned int len;
+	u32 start;		/* stream offset of wire[0] */
+	bool markers;
+	u16 ulpdu_len;
+	/* The ULPDU is wire[a, b) + wire[c, d): markers left out. */
+	unsigned int a, b, c, d;
+};
+
+static const struct kiw_rx_vec kiw_rx_vecs[] = {
+	{ "fig5", kiw_vec_fig5, 52, 0, true, 42, 6, 48, 48, 48 },
+	{ "fig6", kiw_vec_fig6, 52, 0x1ec, true, 42, 2, 20, 24, 48 },
+	{ "between", kiw_vec_between, 52, 0x200, true, 42, 6, 48, 48, 48 },
+	{ "tagged", kiw_vec_tagged, 36, 0x123458, false, 30, 2, 32, 32, 32 },
+	{ "padded", kiw_vec_padded, 28, 7, false, 19, 2, 21, 21, 21 },
+};
+
+static void kiw_rx_vec_desc(const struct kiw_rx_vec *v, char *desc)
+{
+	strscpy(desc, v->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(kiw_rx_vec, kiw_rx_vecs, kiw_rx_vec_desc);
+
+static struct kiw_test_ulp *kiw_rx_new(struct kunit *test,
+				       const struct kiw_rx_vec *v, bool crc,
+				       enum kiw_test_copy copy)
+{
+	struct kiw_test_ulp *u = kiw_test_ulp_new(test, 256, v->markers, crc);
+
+	u->rx.off = v->start;
+	u->copy = copy;
+	return u;
+}
+
+/* The same parser and buffers again, fresh, for the next run. */
+static struct kiw_test_ulp *kiw_rx_again(struct kiw_test_ulp *u,
+					 const struct kiw_rx_vec *v, bool crc)
+{
+	kiw_test_ulp_reset(u, v->markers, crc);
+	u->rx.off = v->start;
+	return u;
+}
+
+static void kiw_rx_expect_ulpdu(struct kunit *test, struct kiw_test_ulp *u,
+				const struct kiw_rx_vec *v)
+{
+	KUNIT_EXPECT_EQ(test, u->nr_ok, 1);
+	KUNIT_EXPECT_EQ(test, u->nr_bad, 0);
+	KUNIT_EXPECT_EQ(test, u->nr_hdr, 1);
+	KUNIT_EXPECT_EQ(test, u->ulpdu_len[0], v->ulpdu_len);
+	KUNIT_ASSERT_EQ(test, u->len, v->ulpdu_len);
+	KUNIT_EXPECT_MEMEQ(test, u->buf, v->wire + v->a, v->b - v->a);
+	KUNIT_EXPECT_MEMEQ(test, u->buf + v->b - v->a, v->wire + v->c,
+			   v->d - v->c);
+	KUNIT_EXPECT_EQ(test, u->rx.state, KIW_FPDU_RX_LEN);
+	KUNIT_EXPECT_EQ(test, u->rx.off, v->start + v->len);
+}
+
+/* Each vector parses, whole and with every copy helper. */
+static void kiw_rx_vector_test(struct kunit *test)
+{
+	const struct kiw_rx_vec *v = test->param_value;
+	enum kiw_test_copy copy;
+
+	for (copy = KIW_TEST_COPY; copy <= KIW_TEST_COPY_PAGE; copy++) {
+		struct kiw_test_ulp *u = kiw_rx_new(test, v, true, copy);
+
+		KUNIT_EXPECT_EQ(test, kiw_test_feed(u, v->wire, v->len, 0),
+				v->len);
+		kiw_rx_expect_ulpdu(test, u, v);
+	}
+}
+
+/* Every 2-way split point, and 1-octet chunks (MPA-FR-8, MPA-RX-4). */
+static void kiw_rx_split_test(struct kunit *test)
+{
+	const struct kiw_rx_vec *v = test->param_value;
+	struct kiw_test_ulp *u = kiw_rx_new(test, v, true, KIW_TEST_COPY);
+	unsigned int k;
+
+	for (k = 1; k < v->len; k++) {
+		kiw_rx_again(u, v, true);
+		kiw_test_feed(u, v->wire, k, 0);
+		KUNIT_EXPECT_EQ(test, u->nr_ok, 0);
+		kiw_test_feed(u, v->wire + k, v->len - k, 0);
+		kiw_rx_expect_ulpdu(test, u, v);
+	}
+	kiw_rx_again(u, v, true);
+	u->copy = KIW_TEST_COPY_PAGE;
+	KUNIT_EXPECT_EQ(test, kiw_test_feed(u, v->wire, v->len, 1), v->len);
+	kiw_rx_expect_ulpdu(test, u, v);
+}
+
+/*
+ * Any one bit flipped, anywhere in the FPDU (length, header, payload,
+ * marker, PAD, CRC), and the FPDU is never good; outside ULPDU_Length,
+ * where the framing stays, it is a CRC error (MPA-CRC-12). Without CRC,
+ * only the marker's FPDUPTR is still checked.
+ */
+static void kiw_rx_bitflip_test(struct kunit *test)
+{
+	const struct kiw_rx_vec *v = test->param_value;
+	struct kiw_test_ulp *u = kiw_rx_new(test, v, true, KIW_TEST_COPY);
+	unsigned int i, len_at = v->a - 2, bit;
+	u8 wire[64];
+
+	for (i = 0; i < v->len; i++)
+		for (bit = 0; bit < 8; bit++) {
+			bool in_len = i == len_at || i == len_at + 1;
+
+			memcpy(wire, v->wire, v->len);
+			wire[i] ^= 1 << bit;
+			kiw_rx_again(u, v, true);
+			kiw_test_feed(u, wire, v->len, 0);
+			KUNIT_EXPECT_EQ_MSG(test, u->nr_ok, 0, "octet %u", i);
+			if (!in_len)
+				KUNIT_EXPECT_EQ_MSG(test, u->verdict,
+						    KIW_FPDU_ERR_CRC,
+						    "octet %u bit %u", i, bit);
+		}
+}
+
+/* CRC not negotiated: the field, whatever it holds, is not checked. */
+static void kiw_rx_crc_off_test(struct kunit *test)
+{
+	const struct kiw_rx_vec *v = test->param_value;
+	struct kiw_test_ulp *u = kiw_rx_new(test, v, false, KIW_TEST_COPY);
+	unsigned int i;
+	u8 wire[64];
+
+	for (i = 0; i < 256; i += 17) {
+		kiw_rx_again(u, v, false);
+		memcpy(wire, v->wire, v->len);
+		memset(wire + v->len - 4, i, 4);
+		wire[v->b - 1] ^= i;	/* the ULPDU changes too */
+		kiw_test_feed(u, wire, v->len, 0);
+		KUNIT_EXPECT_EQ(test, u->nr_ok, 1);
+		KUNIT_EXPECT_EQ(test, u->nr_bad, 0);
+	}
+}
+
+/* The CRC values common bugs produce (CONFORMANCE 4.4) are refused. */
+static void kiw_rx_bug_signature_test(struct kunit *test)
+{
+	static const u8 bad5[][4] = {
+		{ 0x83, 0x99, 0x23, 0x52 }, { 0xb7, 0x24, 0x3e, 0xc3 },
+		{ 0xad, 0xdc, 0x66, 0x7c },
+	};
+	static const u8 bad6[][4] = {
+		{ 0x98, 0x58, 0x92, 0x84 }, { 0x29, 0x0f, 0xbe, 0xde },
+	};
+	const struct kiw_rx_vec *v5 = &kiw_rx_vecs[0], *v6 = &kiw_rx_vecs[1];
+	struct kiw_test_ulp *u;
+	unsigned int i;
+	u8 wire[52];
+
+	for (i = 0; i < ARRAY_SIZE(bad5); i++) {
+		memcpy(wire, kiw_vec_fig5, 52);
+		memcpy(wire + 48, bad5[i], 4);
+		u = kiw_rx_new(test, v5, true, KIW_TEST_COPY);
+		kiw_test_feed(u, wire, 52, 0);
+		KUNIT_EXPECT_EQ(test, u->nr_ok, 0);
+		KUNIT_EXPECT_EQ(test, u->verdict, KIW_FPDU_ERR_CRC);
+	}
+	for (i = 0; i < ARRAY_SIZE(bad6); i++) {
+		memcpy(wire, kiw_vec_fig6, 52);
+		memcpy(wire + 48, bad6[i], 4);
+		u = kiw_rx_new(test, v6, true, KIW_TEST_COPY);
+		kiw_test_feed(u, wire, 52, 0);
+		KUNIT_EXPECT_EQ(test, u->verdict, KIW_FPDU_ERR_CRC);
+	}
+}
+
+static void kiw_fix_crc(u8 *wire, unsigned int len)
+{
+	u32 c = kiw_crc_update(kiw_crc_init(), wire, len - 4);
+
+	kiw_crc_put(wire + len - 4, kiw_crc_final(c));
+}
+
+/* PAD content is ignored, but covered by the CRC (MPA-FR-5). */
+static void kiw_rx_pad_test(struct kunit *test)
+{
+	const struct kiw_rx_vec *v = &kiw_rx_vecs[4];
+	struct kiw_test_ulp *u;
+	u8 wire[28];
+
+	memcpy(wire, v->wire, v->len);
+	memset(wire + 21, 0xff, 3);
+	kiw_fix_crc(wire, v->len);
+	u = kiw_rx_new(test, v, true, KIW_TEST_COPY);
+	kiw_test_feed(u, wire, v->len, 0);
+	kiw_rx_expect_ulpdu(test, u, v);
+	/* The same PAD under the original CRC: refused. */
+	memcpy(wire + 24, v->wire + 24, 4);
+	u = kiw_rx_new(test, v, true, KIW_TEST_COPY);
+	kiw_test_feed(u, wire, v->len, 0);
+	KUNIT_EXPECT_EQ(test, u->verdict, KIW_FPDU_ERR_CRC);
+}
+
+struct kiw_mk_case {
+	unsigned int vec;	/* kiw_rx_vecs index */
+	unsigned int at;	/* marker octet offset in the vector */
+	u16 rsvd, ptr;
+	bool crc;
+	kiw_term_t verdict;
+};
+
+static const struct kiw_mk_case kiw_mk_cases[] = {
+	/* Low FPDUPTR bits ignored (MPA-MK-3), RESERVED ignored (MK-2). */
+	{ 1, 20, 0, 0x15, true, KIW_TERM_NONE },
+	{ 1, 20, 0, 0x17, true, KIW_TERM_NONE },
+	{ 1, 20, 0xffff, 0x14, true, KIW_TERM_NONE },
+	{ 0, 0, 0x1234, 0x0003, true, KIW_TERM_NONE },
+	/* FPDUPTR off by 4 or more, valid CRC: code 3 (MPA-ERR-2). */
+	{ 1, 20, 0, 0x18, true, KIW_FPDU_ERR_MARKER },
+	{ 1, 20, 0, 0x10, true, KIW_FPDU_ERR_MARKER },
+	{ 1, 20, 0, 0x0000, true, KIW_FPDU_ERR_MARKER },
+	{ 0, 0, 0, 0x0004, true, KIW_FPDU_ERR_MARKER },
+	{ 2, 0, 0, 0x0200, true, KIW_FPDU_ERR_MARKER },
+	{ 1, 20, 0, 0x18, false, KIW_FPDU_ERR_MARKER },
+	{ 0, 0, 0, 0xfffc, false, KIW_FPDU_ERR_MARKER },
+};
+
+static void kiw_mk_case_desc(const struct kiw_mk_case *c, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s rsvd %#x ptr %#x crc %d",
+		 kiw_rx_vecs[c->vec].name, c->rsvd, c->ptr, c->crc);
+}
+
+KUNIT_ARRAY_PARAM(kiw_mk, kiw_mk_cases, kiw_mk_case_desc);
+
+static void kiw_rx_marker_test(struct kunit *test)
+{
+	const struct kiw_mk_case *c = test->param_value;
+	const struct kiw_rx_vec *v = &kiw_rx_vecs[c->vec];
+	struct kiw_test_ulp *u = kiw_rx_new(test, v, c->crc, KIW_TEST_COPY);
+	u8 wire[64];
+
+	memcpy(wire, v->wire, v->len);
+	put_unaligned_be16(c->rsvd, wire + c->at);
+	put_unaligned_be16(c->ptr, wire + c->at + 2);
+	kiw_fix_crc(wire, v->len);
+	kiw_test_feed(u, wire, v->len, 0);
+	if (!c->verdict) {
+		kiw_rx_expect_ulpdu(test, u, v);
+		return;
+	}
+	KUNIT_EXPECT_EQ(test, u->nr_ok, 0);
+	KUNIT_EXPECT_EQ(test, u->nr_bad, 1);
+	KUNIT_EXPECT_EQ(test, u->verdict, c->verdict);
+	KUNIT_EXPECT_EQ(test, kiw_fpdu_rx_error(&u->rx), c->verdict);
+	/* With CRC, nothing after the marker went up; without, at once. */
+	if (c->crc)
+		KUNIT_EXPECT_EQ(test, u->rx.off, v->start + v->len);
+	else
+		KUNIT_EXPECT_EQ(test, u->rx.off, v->start + c->at + 4);
+}
+
+/* ULPDU_Length below the DDP header: a clean error, no hdr() call. */
+static void kiw_rx_short_test(struct kunit *test)
+{
+	static const struct {
+		u16 len;
+		u8 ctrl;
+	} cases[] = {
+		{ 0, 0 }, { 1, 0xc1 }, { 13, 0xc1 }, { 17, 0x41 }, { 1, 0x41 },
+		{ 14, 0x41 },
+	};
+	unsigned int i, crc, n;
+	u8 ulpdu[20], wire[64];
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++)
+		for (crc = 0; crc < 2; crc++) {
+			struct kiw_test_ulp *u;
+
+			memset(ulpdu, 0, sizeof(ulpdu));
+			ulpdu[0] = cases[i].ctrl;
+			n = kiw_ref_fpdu(wire, 0, ulpdu, cases[i].len, false,
+					 true, NULL);
+			u = kiw_test_ulp_new(test, 64, false, crc);
+			kiw_test_feed(u, wire, n, 1);
+			KUNIT_EXPECT_EQ(test, u->nr_hdr, 0);
+			KUNIT_EXPECT_EQ(test, u->nr_data, 0);
+			KUNIT_EXPECT_EQ(test, u->nr_bad, 1);
+			KUNIT_EXPECT_EQ(test, u->verdict, KIW_FPDU_ERR_SHORT);
+			/* With a bad CRC too, the CRC error wins. */
+			wire[n - 1] ^= 1;
+			u = kiw_test_ulp_new(test, 64, false, true);
+			kiw_test_feed(u, wire, n, 0);
+			KUNIT_EXPECT_EQ(test, u->verdict, KIW_FPDU_ERR_CRC);
+		}
+}
+
+/* ULPDU_Length 0xffff parses: no overflow anywhere (MPA-FR-7). */
+static void kiw_rx_max_len_test(struct kunit *test)
+{
+	unsigned int n, markers;
+	u8 *ulpdu, *wire;
+
+	ulpdu = kunit_kzalloc(test, 0xffff, GFP_KERNEL);
+	wire = kunit_kzalloc(test, 0xffff + 1024, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ulpdu);
+	KUNIT_ASSERT_NOT_NULL(test, wire);
+	kiw_ref_send_hdr(ulpdu, 1);
+	for (n = 18; n < 0xffff; n++)
+		ulpdu[n] = n;
+	for (markers = 0; markers < 2; markers++) {
+		struct kiw_test_ulp *u = kiw_test_ulp_new(test, 0xffff,
+							  markers, true);
+
+		n = kiw_ref_fpdu(wire, 0, ulpdu, 0xffff, markers, true, NULL);
+		KUNIT_EXPECT_EQ(test, kiw_test_feed(u, wire, n, 1460), n);
+		/* Markers past 64 KiB of FPDU cannot be described: code 3. */
+		if (markers) {
+			KUNIT_EXPECT_EQ(test, u->verdict, KIW_FPDU_ERR_MARKER);
+			continue;
+		}
+		KUNIT_EXPECT_EQ(test, u->nr_ok, 1);
+		KUNIT_EXPECT_EQ(test, u->ulpdu_len[0], 0xffff);
+		KUNIT_ASSERT_EQ(test, u->len, 0xffff);
+		KUNIT_EXPECT_MEMEQ(test, u->buf, ulpdu, 0xffff);
+	}
+}
+
+/*
+ * Several FPDUs of assorted lengths back to back, in one chunk and in
+ * 1-, 3- and 509-octet chunks, markers on and off, from an unaligned
+ * stream offset near the 32-bit wrap.
+ */
+static void kiw_rx_many_test(struct kunit *test)
+{
+	static const u16 lens[] = { 18, 19, 20, 21, 30, 490, 491, 492, 493,
+				    502, 14, 600, 1100, 18, 4000 };
+	static const unsigned int chunks[] = { 0, 1, 3, 509 };
+	unsigned int i, c, n = 0, total = 0, markers;
+	u8 *wire, *ulpdu;
+
+	wire = kunit_kzalloc(test, 16384, GFP_KERNEL);
+	ulpdu = kunit_kzalloc(test, 16384, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, wire);
+	KUNIT_ASSERT_NOT_NULL(test, ulpdu);
+	for (markers = 0; markers < 2; markers++) {
+		u32 start = 0xfffff000 + 0x1c4;
+
+		n = 0;
+		total = 0;
+		for (i = 0; i < ARRAY_SIZE(lens); i++) {
+			u8 *p = ulpdu + total;
+
+			kiw_ref_send_hdr(p, i + 1);
+			if (lens[i] > 18)
+				memset(p + 18, i, lens[i] - 18);
+			if (lens[i] == 14 || lens[i] == 30)
+				p[0] = 0xc1;	/* tagged */
+			n += kiw_ref_fpdu(wire + n, start + n, p, lens[i],
+					  markers, true, NULL);
+			total += lens[i];
+		}
+		for (c = 0; c < ARRAY_SIZE(chunks); c++) {
+			struct kiw_test_ulp *u;
+
+			u = kiw_test_ulp_new(test, 16384, markers, true);
+			u->rx.off = start;
+			u->copy = c % 2 ? KIW_TEST_COPY_PAGE : KIW_TEST_COPY;
+			KUNIT_EXPECT_EQ(test, kiw_test_feed(u, wire, n,
+							    chunks[c]), n);
+			KUNIT_EXPECT_EQ(test, u->nr_ok, ARRAY_SIZE(lens));
+			KUNIT_EXPECT_EQ(test, u->nr_bad, 0);
+			KUNIT_ASSERT_EQ(test, u->len, total);
+			KUNIT_EXPECT_MEMEQ(test, u->buf, ulpdu, total);
+			KUNIT_EXPECT_EQ(test, u->rx.off, start + n);
+		}
+	}
+}
+
+/*
+ * After an error nothing more goes up (RFC 5044 section 8): a hdr()
+ * error held to the CRC field, then valid FPDUs that are never parsed.
+ */
+static void kiw_rx_stop_test(struct kunit *test)
+{
+	const kiw_term_t ddp_err = KIW_TERM(KIW_TERM_LAYER_DDP,
+					    KIW_DDP_ETYPE_UNTAGGED,
+					    KIW_DDP_ECODE_UT_INVALID_QN);
+	unsigned int i, n = 0, crc, bad_crc;
+	u8 *ulpdu = kunit_kzalloc(test, 100, GFP_KERNEL);
+	u8 *wire = kunit_kzalloc(test, 512, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, ulpdu);
+	KUNIT_ASSERT_NOT_NULL(test, wire);
+	for (i = 0; i < 4; i++) {
+		kiw_ref_send_hdr(ulpdu, i + 1);
+		memset(ulpdu + 18, 0x11 * i, 80);
+		n += kiw_ref_fpdu(wire + n, n, ulpdu, 98, false, true, NULL);
+	}
+	for (crc = 0; crc < 2; crc++)
+		for (bad_crc = 0; bad_crc <= crc; bad_crc++) {
+			struct kiw_test_ulp *u;
+
+			u = kiw_test_ulp_new(test, 1024, false, crc);
+			u->hdr_ret = ddp_err;
+			u->hdr_fail_at = 1;	/* the second FPDU */
+			if (bad_crc)
+				wire[2 * 104 - 1] ^= 0x80;
+			KUNIT_EXPECT_EQ(test, kiw_test_feed(u, wire, n, 7),
+					crc ? 2 * 104 : 104 + 20);
+			if (bad_crc)
+				wire[2 * 104 - 1] ^= 0x80;
+			KUNIT_EXPECT_EQ(test, u->nr_ok, 1);
+			KUNIT_EXPECT_EQ(test, u->nr_bad, 1);
+			KUNIT_EXPECT_EQ(test, u->nr_hdr, 2);
+			/* The failed FPDU's payload never went up. */
+			KUNIT_EXPECT_EQ(test, u->len, 98 + 18);
+			KUNIT_EXPECT_EQ(test, u->verdict,
+					bad_crc ? KIW_FPDU_ERR_CRC : ddp_err);
+			KUNIT_EXPECT_EQ(test, u->rx.state, KIW_FPDU_RX_DEAD);
+			/* More valid data: consumed by nobody. */
+			KUNIT_EXPECT_EQ(test, kiw_test_feed(u, wire, n, 0), 0);
+			KUNIT_EXPECT_EQ(test, u->nr_hdr, 2);
+			KUNIT_EXPECT_EQ(test, u->nr_ok + u->nr_bad, 2);
+		}
+}
+
+/*
+ * data() failing half way through a piece: with CRC, a sound FPDU reports
+ * data()'s error, a corrupt one the CRC error; without CRC, at once.
+ */
+static void kiw_rx_data_error_test(struct kunit *test)
+{
+	const kiw_term_t err = KIW_TERM(KIW_TERM_LAYER_DDP,
+					KIW_DDP_ETYPE_TAGGED,
+					KIW_DDP_ECODE_T_BASE_BOUNDS);
+	const struct kiw_rx_vec *v = &kiw_rx_vecs[1];
+	unsigned int crc, bad;
+	u8 wire[52];
+
+	for (crc = 0; crc < 2; crc++)
+		for (bad = 0; bad <= crc; bad++) {
+			struct kiw_test_ulp *u = kiw_rx_new(test, v, crc,
+							    KIW_TEST_COPY);
+
+			memcpy(wire, v->wire, v->len);
+			wire[30] ^= bad;	/* payload, after the marker */
+			u->data_ret = err;
+			kiw_test_feed(u, wire, v->len, 0);
+			KUNIT_EXPECT_EQ(test, u->nr_ok, 0);
+			KUNIT_EXPECT_EQ(test, u->nr_bad, 1);
+			/* Only the first piece went up, the rest did not. */
+			KUNIT_EXPECT_EQ(test, u->nr_data, 1);
+			KUNIT_EXPECT_EQ(test, u->verdict,
+					bad ? KIW_FPDU_ERR_CRC : err);
+		}
+}
+
+static struct kunit_case kiw_fpdu_rx_cases[] = {
+	KUNIT_CASE_PARAM(kiw_rx_vector_test, kiw_rx_vec_gen_params),
+	KUNIT_CASE_PARAM(kiw_rx_split_test, kiw_rx_vec_gen_params),
+	KUNIT_CASE_PARAM(kiw_rx_bitflip_test, kiw_rx_vec_gen_params),
+	KUNIT_CASE_PARAM(kiw_rx_crc_off_test, kiw_rx_vec_gen_params),
+	KUNIT_CASE(kiw_rx_bug_signature_test),
+	KUNIT_CASE(kiw_rx_pad_test),
+	KUNIT_CASE_PARAM(kiw_rx_marker_test, kiw_mk_gen_params),
+	KUNIT_CASE(kiw_rx_short_test),
+	KUNIT_CASE(kiw_rx_max_len_test),
+	KUNIT_CASE(kiw_rx_many_test),
+	KUNIT_CASE(kiw_rx_stop_test),
+	KUNIT_CASE(kiw_rx_data_error_test),
+	{}
+};
+
+static struct kunit_suite kiw_fpdu_rx_suite = {
+	.name = "kiw_fpdu_rx",
+	.test_cases = kiw_fpdu_rx_cases,
+};
+
+kunit_test_suite(kiw_fpdu_rx_suite);
