@@ -42,8 +42,9 @@ skipped() { N=$((N + 1)); SKIPPED=$((SKIPPED + 1)); echo "ok $N - $* # SKIP"; }
 diag() { sed 's/^/# /'; }
 
 # relay PREFIX: renumber the TAP on stdin into this stream. The producer
-# appends "KIW-STATUS <n>" (its exit status) as its last line; the status is
-# left in RELAY_STATUS. Anything that is not TAP is shown as a comment.
+# appends "KIW-STATUS <n>" (its exit status) as its last line, see
+# with_status; the status is left in RELAY_STATUS. Anything that is not TAP
+# is shown as a comment.
 RELAY_STATUS=
 relay() {
 	local prefix=$1 line desc re='^(not )?ok [0-9]+( -)? ?(.*)$'
@@ -68,6 +69,15 @@ relay() {
 			echo "# $line"
 		fi
 	done
+}
+
+# with_status cmd...: run cmd, stderr included, then print its exit status
+# for relay. (Process substitutions inherit set -e: "cmd; echo $?" would
+# never get to the echo when cmd fails.)
+with_status() {
+	local rc=0
+	"$@" 2>&1 || rc=$?
+	echo "KIW-STATUS $rc"
 }
 
 # phase NAME FUNCTION: run a phase and time it.
@@ -188,7 +198,13 @@ checkpatch() {
 }
 
 kunit() {
-	relay "" < <("$KIW_TOP/scripts/kunit.sh"; echo "KIW-STATUS $?")
+	local failed_before=$FAILED
+	relay "" < <(with_status "$KIW_TOP/scripts/kunit.sh")
+	# kunit.sh reports every failure as a TAP line; if it died before it
+	# could, say so.
+	if [ "${RELAY_STATUS:-255}" != 0 ] && [ "$FAILED" = "$failed_before" ]; then
+		fail "kunit: scripts/kunit.sh failed (status ${RELAY_STATUS:-none})"
+	fi
 }
 
 # The header of a test: "# kiw-vm: kernel=debug timeout=300 [siw=yes]"
@@ -205,9 +221,8 @@ vm_test() {
 	timeout=$(test_param "$t" timeout)
 	[ "$(test_param "$t" siw)" != yes ] || args+=(--with-siw)
 	echo "# --- $name (kernel ${kernel:-debug})"
-	relay "$name: " < <("$KIW_TOP/scripts/vm.sh" --kernel "${kernel:-debug}" \
-		--timeout "${timeout:-300}" "${args[@]}" --script "$t" 2>&1
-		echo "KIW-STATUS $?")
+	relay "$name: " < <(with_status "$KIW_TOP/scripts/vm.sh" --kernel "${kernel:-debug}" \
+		--timeout "${timeout:-300}" "${args[@]}" --script "$t")
 	st=${RELAY_STATUS:-255}
 	case "$st" in
 	0)   pass "$name: VM run clean (exit 0, no kernel report)" ;;

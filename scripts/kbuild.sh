@@ -18,9 +18,16 @@ shift 2
 [ -f "$kdir/Makefile" ] || kiw_die "KDIR=$kdir is not a kernel build directory"
 
 mkdir -p "$build"
-# Refresh the symlink farm: drop old links (keeping objects), link anew.
-find "$build" -type l -delete
-for d in Kbuild drivers include kunit; do
-	cp -rs "$KIW_TOP/$d" "$build/"
-done
-exec make -C "$kdir" M="$build" CONFIG_RDMA_KIW=m "$@"
+build=$(realpath "$build")
+
+kbuild() {
+	# Refresh the symlink farm: drop old links (keeping objects), link anew.
+	find "$build" -type l -delete
+	for d in Kbuild drivers include kunit; do
+		cp -rs "$KIW_TOP/$d" "$build/"
+	done
+	make -C "$kdir" M="$build" CONFIG_RDMA_KIW=m "$@"
+}
+# Two builds in one directory (a "make" and a test run) break each other's
+# objects: one at a time.
+kiw_locked "kbuild-$(kiw_hash <(echo "$build"))" kbuild "$@"

@@ -234,7 +234,8 @@ if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
 elif grep -q '^KIW-VM-TIMEOUT' "$log"; then
 	status=124 verdict="the script timed out after ${timeout}s (blocked tasks in the log)"
 elif grep -qE "$PROBLEMS" "$log"; then
-	status=125 verdict="the kernel reported a problem"
+	first=$(grep -m1 -E "$PROBLEMS" "$log" | sed 's/^\[ *[0-9.]*\] //' | cut -c1-100)
+	status=125 verdict="the kernel reported a problem: $first"
 elif [ -z "$result" ]; then
 	status=126 verdict="no result from the guest (panic or harness error; qemu rc=$rc)"
 elif [ "$result" != 0 ]; then
