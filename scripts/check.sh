@@ -207,9 +207,10 @@ kunit() {
 	fi
 }
 
-# The header of a test: "# kiw-vm: kernel=debug timeout=300 [siw=yes]"
+# The header of a test: "# kiw-vm: kernel=debug timeout=300 [mem=MB] [siw=yes]"
 # (kernel: stock or debug, the default; timeout: seconds for the script;
-# siw=yes: the test loads siw as a peer, built for the stock kernel).
+# mem: guest memory, default 1024; siw=yes: the test loads siw as a peer,
+# built for the stock kernel).
 test_param() {
 	sed -n "s/^# kiw-vm:.*\\b$2=\\([^ ]*\\).*/\\1/p" "$1" | head -n 1
 }
@@ -220,6 +221,7 @@ vm_test() {
 	kernel=$(test_param "$t" kernel)
 	timeout=$(test_param "$t" timeout)
 	[ "$(test_param "$t" siw)" != yes ] || args+=(--with-siw)
+	[ -z "$(test_param "$t" mem)" ] || args+=(--mem "$(test_param "$t" mem)")
 	echo "# --- $name (kernel ${kernel:-debug})"
 	relay "$name: " < <(with_status "$KIW_TOP/scripts/vm.sh" --kernel "${kernel:-debug}" \
 		--timeout "${timeout:-300}" "${args[@]}" --script "$t")

@@ -10,7 +10,8 @@
 #                    root read-only under a tmpfs overlay, cwd = the repository
 #   --timeout SEC    limit for the script (default 300); the VM as a whole
 #                    gets a boot allowance on top
-#   --mem MB         guest memory (default 1024, 2048 on debug: KASAN)
+#   --mem MB         guest memory (default 1024; kmemleak's scans at the end
+#                    of a debug run take longer the more memory there is)
 #   --smp N          guest CPUs (default 2)
 #   --log FILE       console log (default build/logs/<script>-<kernel>.log);
 #                    the script's own output is kept in FILE.out
@@ -89,7 +90,7 @@ debug)
 	kdirs=$("$KIW_TOP/scripts/debug-kernel.sh" | tail -n 1)
 	image=$kdirs/bzImage
 	kdir=$kdirs/build
-	: "${mem:=2048}"
+	: "${mem:=1024}"
 	# KASAN and lockdep under TCG boot slowly, and kmemleak scans at the end.
 	boot_allow=${KIW_VM_BOOT_ALLOW:-240}
 	# Under KASAN and TCG, ACPICA runs QEMU's PCI interrupt routing method
