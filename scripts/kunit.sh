@@ -7,6 +7,8 @@
 #
 # Usage: scripts/kunit.sh [GLOB]   (kunit's filter: "suite" or "suite.case",
 #                                   with * wildcards)
+#        scripts/kunit.sh --parse CONSOLE_LOG   (only parse a log of an
+#                                   earlier run; for tests of this script)
 # Output: kunit.py's report as TAP comments, then one TAP line per case
 # ("ok N - kunit: suite.case"), then one for the run itself (the guest
 # kernel stayed clean, the module loaded). Exits non-zero when any case
@@ -14,7 +16,6 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-glob=${1:-}
 src=$(kiw_linux_src)
 logs=$KIW_TOP/build/logs
 mkdir -p "$logs"
@@ -23,9 +24,15 @@ ktap=$logs/kunit.ktap
 json=$logs/kunit.json
 rm -f "$ktap" "$json"
 
-vmrc=0
-"$KIW_TOP/scripts/vm.sh" --kernel debug --script "$KIW_TOP/scripts/guest/kunit.sh" \
-	--timeout 600 --log "$log" -- "$glob" >"$logs/kunit-vm.out" 2>&1 || vmrc=$?
+vmrc=0 parse_only=0
+if [ "${1:-}" = --parse ]; then
+	parse_only=1
+	log=$(realpath "${2:?CONSOLE_LOG}")
+	ktap=$log.ktap json=$log.json logs=$(dirname "$log")
+else
+	"$KIW_TOP/scripts/vm.sh" --kernel debug --script "$KIW_TOP/scripts/guest/kunit.sh" \
+		--timeout 600 --log "$log" -- "${1:-}" >"$logs/kunit-vm.out" 2>&1 || vmrc=$?
+fi
 
 # The KTAP between the markers; without the end marker (a crash), all of
 # the rest, so that kunit.py reports the crashed case.
@@ -45,9 +52,10 @@ tap() { # tap ok|not_ok|skip DESC
 
 parse_rc=0
 if [ -s "$ktap" ] && grep -q 'KTAP version' "$ktap"; then
+	report=$ktap.report
 	(cd "$src" && python3 tools/testing/kunit/kunit.py parse --json="$json" "$ktap") \
-		>"$logs/kunit.report" 2>&1 || parse_rc=$?
-	sed 's/^/# /' "$logs/kunit.report"
+		>"$report" 2>&1 || parse_rc=$?
+	sed 's/^/# /' "$report"
 	# One line per leaf of kunit.py's result tree (cases, or the parameters
 	# of parameterised cases): "<status> <suite>.<case>[.<param>]".
 	cases=$(python3 - "$json" <<-'PY'
@@ -56,7 +64,8 @@ if [ -s "$ktap" ] && grep -q 'KTAP version' "$ktap"; then
 		    for sub in group["sub_groups"]:
 		        walk(sub, path + [sub["name"]])
 		    for case in group["test_cases"]:
-		        print(case["status"], ".".join(path + [case["name"]]))
+		        name = case["name"] or "(a case that crashed before its result)"
+		        print(case["status"], ".".join(path + [name]))
 		walk(json.load(open(sys.argv[1])), [])
 	PY
 	) || cases=
@@ -78,7 +87,9 @@ else
 	tap not_ok "kunit: no KUnit output from the guest (log: $log)"
 fi
 
-if [ "$vmrc" = 0 ]; then
+if [ "$parse_only" = 1 ]; then
+	: # no VM run to judge
+elif [ "$vmrc" = 0 ]; then
 	tap ok "kunit: the debug kernel stayed clean (no KASAN, lockdep, kmemleak, WARN)"
 else
 	tap not_ok "kunit: the VM run failed (status $vmrc)"

@@ -34,6 +34,47 @@ expect() {
 	fi
 }
 
+# expect_kunit NAME STATUS GREP <<< CONSOLE_LOG: scripts/kunit.sh --parse.
+expect_kunit() {
+	local name=$1 want=$2 re=$3 rc=0
+	cat > "$dir/$name.log"
+	"$KIW_TOP/scripts/kunit.sh" --parse "$dir/$name.log" > "$dir/$name.out" 2>&1 || rc=$?
+	n=$((n + 1))
+	if [ "$rc" = "$want" ] && grep -qE -- "$re" "$dir/$name.out"; then
+		echo "ok $n - $name: status $rc, output has \"$re\""
+	else
+		failed=$((failed + 1))
+		echo "not ok $n - $name: status $rc, expected $want and \"$re\""
+		sed 's/^/# /' "$dir/$name.out" | tail -n 30
+	fi
+}
+
+ktap_head='[   20.1] KIW-KUNIT-BEGIN
+[   20.2] KTAP version 1
+[   20.2] 1..1
+[   20.2]     KTAP version 1
+[   20.2]     # Subtest: fake
+[   20.2]     1..2
+[   20.2]     ok 1 fake_pass_test'
+expect_kunit kunit_pass 0 '^ok 2 - kunit: fake.fake_other_test' <<EOF2
+$ktap_head
+[   20.2]     ok 2 fake_other_test
+[   20.2] ok 1 fake
+[   20.3] KIW-KUNIT-END
+EOF2
+expect_kunit kunit_case_fails 1 '^not ok 2 - kunit: fake.fake_fail_test' <<EOF2
+$ktap_head
+[   20.2]     not ok 2 fake_fail_test
+[   20.2] not ok 1 fake
+[   20.3] KIW-KUNIT-END
+EOF2
+expect_kunit kunit_crash 1 '^not ok 2 - kunit: fake.*crashed' <<EOF2
+$ktap_head
+[   20.3] BUG: kernel NULL pointer dereference, address: 0000000000000000
+[   20.3] Kernel panic - not syncing: Fatal exception
+EOF2
+expect_kunit kunit_nothing 1 'no KUnit output' <<<'[   20.1] KIW-KUNIT-BEGIN'
+
 expect pass 0 'hello' <<<'echo hello'
 expect script_fails 3 'failed with status 3' <<<'exit 3'
 expect kernel_warning 125 'WARNING: CPU: 0 PID: 1 at fake' \
