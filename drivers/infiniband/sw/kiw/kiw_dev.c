@@ -197,12 +197,6 @@ static struct kiw_device *kiw_device_alloc(struct net_device *netdev)
 	return kdev;
 }
 
-static void kiw_device_free(struct kiw_device *kdev)
-{
-	netdev_put(kdev->netdev, &kdev->netdev_tracker);
-	ib_dealloc_device(&kdev->ibdev);
-}
-
 /* "rdma link add <name> type kiw netdev <netdev>"; netdev is held for us. */
 int kiw_newlink(const char *ibdev_name, struct net_device *netdev)
 {
@@ -229,7 +223,7 @@ int kiw_newlink(const char *ibdev_name, struct net_device *netdev)
 		return -ENOMEM;
 	ret = ib_device_set_netdev(&kdev->ibdev, netdev, 1);
 	if (ret)
-		goto err_free;
+		goto err_dealloc;
 
 	mutex_lock(&kiw_devices_lock);
 	list_add_tail(&kdev->list, &kiw_devices);
@@ -237,8 +231,12 @@ int kiw_newlink(const char *ibdev_name, struct net_device *netdev)
 
 	ib_mark_name_assigned_by_user(&kdev->ibdev);
 	ret = ib_register_device(&kdev->ibdev, ibdev_name, NULL);
-	if (ret)
-		goto err_unlist;
+	if (ret) {
+		/* The core reports a name already taken as -ENFILE. */
+		if (ret == -ENFILE)
+			ret = -EEXIST;
+		goto err_dealloc;
+	}
 
 	/*
 	 * If the netdev started unregistering before the device was findable
@@ -250,12 +248,9 @@ int kiw_newlink(const char *ibdev_name, struct net_device *netdev)
 	kiw_dbg(kdev, "created on %s\n", netdev->name);
 	return 0;
 
-err_unlist:
-	mutex_lock(&kiw_devices_lock);
-	list_del_init(&kdev->list);
-	mutex_unlock(&kiw_devices_lock);
-err_free:
-	kiw_device_free(kdev);
+err_dealloc:
+	/* Calls kiw_dealloc_driver(): off the list, netdev released. */
+	ib_dealloc_device(&kdev->ibdev);
 	return ret;
 }
 
