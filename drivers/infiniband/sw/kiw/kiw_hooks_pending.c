@@ -10,6 +10,7 @@
  * so there is no work to transmit, nothing to receive, and no connection
  * to close.
  */
+#include "kiw_llp.h"
 #include "kiw_qp.h"
 
 void kiw_tx_qp_init(struct kiw_qp *qp)
@@ -36,4 +37,27 @@ void kiw_rx_qp_release(struct kiw_qp *qp)
 
 void kiw_cm_qp_close(struct kiw_qp *qp, bool abrupt)
 {
+}
+
+struct kiw_qp *kiw_cm_sk_qp(const struct sock *sk)
+{
+	return NULL;
+}
+
+int kiw_llp_attach(struct kiw_qp *qp, const struct kiw_llp_params *params)
+{
+	return -EOPNOTSUPP;
+}
+
+void kiw_llp_detach(struct kiw_qp *qp)
+{
+}
+
+void kiw_llp_drain(struct kiw_qp *qp)
+{
+}
+
+int kiw_llp_tx_drain(struct kiw_qp *qp, unsigned long timeout)
+{
+	return 0;
 }

@@ -31,6 +31,7 @@
 
 #include <linux/net.h>
 #include <linux/types.h>
+#include <net/sock.h>
 
 struct kiw_qp;
 
@@ -60,9 +61,39 @@ struct kiw_llp_params {
 	bool hold_tx_until_rx;
 };
 
-/* kiw_tx.c/kiw_rx.c. Process context; the QP holds a reference. */
+/*
+ * kiw_llp.c (the data path). Process context, the caller holding a QP
+ * reference and not the socket lock (these take it, and wait for the
+ * data path's work items, which take it too).
+ *
+ * kiw_llp_attach()   take over sk_data_ready/sk_write_space, set up the
+ *                    TX and RX state from @params, process what already
+ *                    sits in the receive queue. -ENOMEM, or -EBUSY if the
+ *                    QP is still attached.
+ * kiw_llp_detach()   give the callbacks back; returns when no RX callback
+ *                    or work and no TX work uses the socket any more.
+ *                    Harmless if not attached.
+ * kiw_llp_drain()    process what sits in the receive queue now (peer FIN,
+ *                    see above).
+ * kiw_llp_tx_drain() graceful close: wait until the TX has handed every
+ *                    work request posted before CLOSING (and every Read
+ *                    Response owed) to TCP, or the QP left RTS/CLOSING,
+ *                    or @timeout jiffies passed; the CM then sends its
+ *                    FIN. 0, or -ETIMEDOUT / -ECONNRESET.
+ */
 int kiw_llp_attach(struct kiw_qp *qp, const struct kiw_llp_params *params);
 void kiw_llp_detach(struct kiw_qp *qp);
 void kiw_llp_drain(struct kiw_qp *qp);
+int kiw_llp_tx_drain(struct kiw_qp *qp, unsigned long timeout);
+
+/*
+ * sk_user_data belongs to the CM for the socket's whole life (its
+ * endpoint). The data path's callbacks find the QP through the CM:
+ * kiw_cm_sk_qp() returns the QP @sk is attached to (valid from
+ * kiw_llp_attach() until kiw_llp_detach() returns), NULL otherwise. Called
+ * with sk->sk_callback_lock held for reading, from any context; must not
+ * sleep or take a lock.
+ */
+struct kiw_qp *kiw_cm_sk_qp(const struct sock *sk);
 
 #endif /* KIW_LLP_H */
