@@ -109,6 +109,18 @@ static inline int kiw_rdq_head(const struct kiw_rdq *q)
 	return q->get & (q->num - 1);
 }
 
+/*
+ * Consumer: the index of the entry @n after the oldest, or -1 if there is
+ * none (a consumer that starts on entries before it frees them).
+ */
+static inline int kiw_rdq_peek(const struct kiw_rdq *q, u32 n)
+{
+	/* acquire: pairs with kiw_rdq_publish() */
+	if (smp_load_acquire(&q->put) - q->get <= n)
+		return -1;
+	return (q->get + n) & (q->num - 1);
+}
+
 /* Consumer: free the oldest entry. */
 static inline void kiw_rdq_pop(struct kiw_rdq *q)
 {

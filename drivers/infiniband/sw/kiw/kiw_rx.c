@@ -475,12 +475,14 @@ void kiw_rx_qp_init(struct kiw_qp *qp)
 {
 	INIT_WORK(&qp->rx.work, kiw_rx_work);
 }
+EXPORT_SYMBOL_IF_KUNIT(kiw_rx_qp_init);
 
 void kiw_rx_qp_release(struct kiw_qp *qp)
 {
 	kfree(qp->rx.rqe);
 	qp->rx.rqe = NULL;
 }
+EXPORT_SYMBOL_IF_KUNIT(kiw_rx_qp_release);
 
 /**
  * kiw_rx_attach - set up the receive state for a new connection
@@ -511,6 +513,7 @@ int kiw_rx_attach(struct kiw_qp *qp, const struct kiw_llp_params *p)
 	rx->sock = p->sock;
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(kiw_rx_attach);
 
 /* No run is under way or can start: drop what the state holds. */
 void kiw_rx_detach(struct kiw_qp *qp)

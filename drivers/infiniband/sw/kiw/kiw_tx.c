@@ -40,6 +40,7 @@ void kiw_tx_qp_init(struct kiw_qp *qp)
 	spin_lock_init(&tx->lock);
 	tx->cur.kind = KIW_TXM_NONE;
 }
+EXPORT_SYMBOL_IF_KUNIT(kiw_tx_qp_init);
 
 /* The last reference is gone: no work is queued or running. */
 void kiw_tx_qp_release(struct kiw_qp *qp)
@@ -55,6 +56,7 @@ void kiw_tx_qp_release(struct kiw_qp *qp)
 	tx->orq = NULL;
 	tx->irq = NULL;
 }
+EXPORT_SYMBOL_IF_KUNIT(kiw_tx_qp_release);
 
 void kiw_tx_kick(struct kiw_qp *qp)
 {
@@ -117,6 +119,7 @@ int kiw_tx_attach(struct kiw_qp *qp, const struct kiw_llp_params *p)
 	tx->prefer_irq = false;
 	kiw_rdq_init(&tx->orq_q, KIW_MAX_ORD, min_t(u32, p->ord, KIW_MAX_ORD));
 	kiw_rdq_init(&tx->irq_q, KIW_MAX_IRD, min_t(u32, p->ird, KIW_MAX_IRD));
+	tx->irq_started = 0;
 	tx->orq_wait = false;
 
 	/* Completions carry on from the SQ's oldest entry. */
@@ -135,6 +138,7 @@ int kiw_tx_attach(struct kiw_qp *qp, const struct kiw_llp_params *p)
 	WRITE_ONCE(tx->sock, p->sock);
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(kiw_tx_attach);
 
 /*
  * Stop the TX for good on this connection: no run sends on the socket
@@ -150,6 +154,7 @@ void kiw_tx_detach(struct kiw_qp *qp)
 		kiw_qp_put(qp);		/* the cancelled run's reference */
 	WRITE_ONCE(tx->sock, NULL);
 }
+EXPORT_SYMBOL_IF_KUNIT(kiw_tx_detach);
 
 /* ---- Completions in SQ order ---- */
 
@@ -288,9 +293,8 @@ void kiw_tx_wqe_fail(struct kiw_qp *qp, u32 pos, enum ib_wc_status status)
 }
 
 /* The EMSS now, and the MULPDU it allows (RFC 5044 4.5, MPA-SZ-5). */
-static void kiw_tx_mss(struct kiw_tx *tx, struct sock *sk)
+static void kiw_tx_mss(struct kiw_tx *tx, u32 mss)
 {
-	u32 mss = READ_ONCE(tcp_sk(sk)->mss_cache);
 	unsigned int ulpdu;
 
 	if (mss == tx->mss && tx->mulpdu)
@@ -320,13 +324,21 @@ static bool kiw_tx_writeable(struct sock *sk)
 	return sk_stream_is_writeable(sk);
 }
 
-/* Fill a batch; the number of FPDUs in it. */
-static unsigned int kiw_tx_fill(struct kiw_qp *qp, struct sock *sk)
+/**
+ * kiw_tx_fill - fill a batch with the FPDUs that go next
+ * @qp: the QP
+ * @mss: the socket's EMSS now (MULPDU follows it)
+ * @space: octets the socket can take now
+ *
+ * Return: the number of FPDUs in the batch; 0 if there is nothing to send
+ * (or only local operations ran).
+ */
+unsigned int kiw_tx_fill(struct kiw_qp *qp, u32 mss, int space)
 {
 	struct kiw_tx *tx = &qp->tx;
 
-	kiw_tx_mss(tx, sk);
-	kiw_txb_begin(tx->b, max(sk_stream_wspace(sk), 0));
+	kiw_tx_mss(tx, mss);
+	kiw_txb_begin(tx->b, max(space, 0));
 	while (kiw_txb_room(tx->b, tx->fpdu_max)) {
 		if (tx->cur.kind == KIW_TXM_NONE && !kiw_tx_next_msg(qp))
 			break;
@@ -335,31 +347,56 @@ static unsigned int kiw_tx_fill(struct kiw_qp *qp, struct sock *sk)
 	}
 	return tx->b->nr_fpdu;
 }
+EXPORT_SYMBOL_IF_KUNIT(kiw_tx_fill);
 
-/* Send the batch; then what ended in it is done. */
-static int kiw_tx_commit(struct kiw_qp *qp, struct socket *sock)
+/* A Read Response is out: its IRD slot is free. */
+static void kiw_tx_irq_done(struct kiw_tx *tx)
+{
+	if (WARN_ON_ONCE(!tx->irq_started))
+		return;
+	tx->irq_started--;
+	kiw_rdq_pop(&tx->irq_q);
+}
+
+/* The batch is in TCP's hands: the messages that ended in it are done. */
+void kiw_tx_batch_done(struct kiw_qp *qp)
 {
 	struct kiw_tx *tx = &qp->tx;
 	struct kiw_txb *b = tx->b;
 	unsigned int i;
-	int ret;
 
-	ret = kiw_txb_send(b, sock, tx->cur.kind != KIW_TXM_NONE);
-	if (ret)
-		return ret;
 	for (i = 0; i < b->nr_end; i++) {
 		if (b->end[i].kind == KIW_TXB_END_SQ)
 			kiw_tx_done(qp, b->end[i].pos, IB_WC_SUCCESS);
 		else
-			kiw_rdq_pop(&tx->irq_q);	/* an IRD slot is free */
+			kiw_tx_irq_done(tx);
 	}
 	b->nr_end = 0;
 	kiw_tx_reap(qp);
-	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(kiw_tx_batch_done);
+
+/* Send the batch; then what ended in it is done. */
+static int kiw_tx_commit(struct kiw_qp *qp, struct socket *sock)
+{
+	int ret;
+
+	ret = kiw_txb_send(qp->tx.b, sock, qp->tx.cur.kind != KIW_TXM_NONE);
+	if (!ret)
+		kiw_tx_batch_done(qp);
+	return ret;
 }
 
-/* The Terminate for qp->term, with the headers kiw_dp_terminate() kept. */
-static int kiw_tx_send_term(struct kiw_qp *qp, struct socket *sock)
+/**
+ * kiw_tx_build_term - put the Terminate for qp->term in an empty batch
+ * @qp: the QP, in TERMINATE
+ *
+ * The headers kiw_dp_terminate() kept go in if they belong to this error
+ * (another layer may have terminated the QP first).
+ *
+ * Return: 0, or a negative errno (a bug).
+ */
+int kiw_tx_build_term(struct kiw_qp *qp)
 {
 	struct kiw_tx *tx = &qp->tx;
 	struct kiw_txb *b = tx->b;
@@ -397,8 +434,9 @@ static int kiw_tx_send_term(struct kiw_qp *qp, struct socket *sock)
 		return n;
 	tx->off += n;
 	tx->term_sent = true;
-	return kiw_txb_send(b, sock, false);
+	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(kiw_tx_build_term);
 
 /* The connection is gone under us: the QP cannot go on. */
 static int kiw_tx_broken(struct kiw_qp *qp, int err)
@@ -421,7 +459,7 @@ static bool kiw_tx_drained(struct kiw_qp *qp)
 
 	if (tx->cur.kind != KIW_TXM_NONE || tx->b->spill_len ||
 	    kiw_rdq_head(&tx->irq_q) >= 0)
-		return false;
+		return false;	/* a Read Response still to send or in flight */
 	return !kiw_ring_posted(&ring[tx->txc.tail & (qp->sq.num - 1)]);
 }
 
@@ -467,7 +505,9 @@ static int kiw_tx_run(struct kiw_qp *qp)
 			return kiw_tx_broken(qp, ret);
 		if (state == KIW_QP_TERMINATE) {
 			if (!tx->term_sent) {
-				ret = kiw_tx_send_term(qp, sock);
+				ret = kiw_tx_build_term(qp);
+				if (!ret)
+					ret = kiw_txb_send(tx->b, sock, false);
 				if (ret)
 					return kiw_tx_broken(qp, ret);
 				continue;	/* push what TCP left */
@@ -482,7 +522,8 @@ static int kiw_tx_run(struct kiw_qp *qp)
 			return -EAGAIN;
 		if (!kiw_tx_writeable(sock->sk))
 			return 0;
-		if (!kiw_tx_fill(qp, sock->sk)) {
+		if (!kiw_tx_fill(qp, READ_ONCE(tcp_sk(sock->sk)->mss_cache),
+				 sk_stream_wspace(sock->sk))) {
 			kiw_tx_reap(qp);	/* local operations */
 			if (state == KIW_QP_CLOSING && kiw_tx_drained(qp))
 				kiw_cm_tx_drained(qp);

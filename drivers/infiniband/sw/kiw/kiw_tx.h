@@ -120,6 +120,7 @@ struct kiw_tx {
 	struct kiw_rdq orq_q;
 	struct kiw_irqe *irq;
 	struct kiw_rdq irq_q;
+	u32 irq_started;	/* IRQ entries answered, not yet freed */
 	bool orq_wait;
 
 	/*
@@ -167,6 +168,11 @@ void kiw_tx_reap(struct kiw_qp *qp);
 void kiw_dp_terminate(struct kiw_qp *qp, kiw_term_t term,
 		      enum ib_event_type event, const void *hdr,
 		      unsigned int hdr_len, u16 seg_len);
+
+/* The engine without the socket (KUnit drives it so). */
+unsigned int kiw_tx_fill(struct kiw_qp *qp, u32 mss, int space);
+void kiw_tx_batch_done(struct kiw_qp *qp);
+int kiw_tx_build_term(struct kiw_qp *qp);
 
 /* Between kiw_tx.c and kiw_tx_msg.c. */
 bool kiw_tx_next_msg(struct kiw_qp *qp);

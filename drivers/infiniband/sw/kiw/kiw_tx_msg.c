@@ -96,10 +96,12 @@ static bool kiw_tx_start_rresp(struct kiw_qp *qp)
 {
 	struct kiw_tx *tx = &qp->tx;
 	struct kiw_txm *m = &tx->cur;
-	int i = kiw_rdq_head(&tx->irq_q);
+	int i = kiw_rdq_peek(&tx->irq_q, tx->irq_started);
 
 	if (i < 0)
 		return false;
+	/* Freed once its last FPDU is in TCP's hands (kiw_tx_batch_done()). */
+	tx->irq_started++;
 	kiw_txm_reset(m, KIW_TXM_RRESP);
 	m->rr = tx->irq[i].rr;
 	m->msn = tx->irq[i].msn;
@@ -313,7 +315,7 @@ static bool kiw_tx_start_sq(struct kiw_qp *qp)
 bool kiw_tx_next_msg(struct kiw_qp *qp)
 {
 	struct kiw_tx *tx = &qp->tx;
-	bool irq = kiw_rdq_head(&tx->irq_q) >= 0;
+	bool irq = kiw_rdq_peek(&tx->irq_q, tx->irq_started) >= 0;
 
 	if (tx->rtr != KIW_RTR_NONE)
 		return kiw_tx_start_rtr(qp);
