@@ -59,9 +59,14 @@ static int __init kiw_init(void)
 {
 	int ret;
 
-	ret = register_netdevice_notifier(&kiw_netdev_nb);
+	ret = kiw_cm_init();
 	if (ret)
 		return ret;
+	ret = register_netdevice_notifier(&kiw_netdev_nb);
+	if (ret) {
+		kiw_cm_exit();
+		return ret;
+	}
 	rdma_link_register(&kiw_link_ops);
 	pr_info("kiw: software iWARP loaded\n");
 	return 0;
@@ -73,6 +78,7 @@ static void __exit kiw_exit(void)
 	rdma_link_unregister(&kiw_link_ops);
 	unregister_netdevice_notifier(&kiw_netdev_nb);
 	kiw_unregister_all();
+	kiw_cm_exit();
 	pr_info("kiw: unloaded\n");
 }
 
