@@ -14,9 +14,6 @@
 #define KIW_TERM_LOCAL_CATASTROPHIC \
 	KIW_TERM(KIW_TERM_LAYER_RDMAP, KIW_RDMAP_ETYPE_CATASTROPHIC, \
 		 KIW_RDMAP_ECODE_CATASTROPHIC)
-#define KIW_TERM_ACCESS \
-	KIW_TERM(KIW_TERM_LAYER_RDMAP, KIW_RDMAP_ETYPE_REMOTE_PROT, \
-		 KIW_RDMAP_ECODE_ACCESS_RIGHTS)
 #define KIW_TERM_UNEXPECTED_OP \
 	KIW_TERM(KIW_TERM_LAYER_RDMAP, KIW_RDMAP_ETYPE_REMOTE_OP, \
 		 KIW_RDMAP_ECODE_UNEXPECTED_OPCODE)
@@ -107,12 +104,14 @@ static kiw_term_t kiw_rx_hdr_write(struct kiw_qp *qp)
 	const struct kiw_ddp_info *seg = &rx->seg;
 	kiw_term_t t;
 
+	/*
+	 * The region's access rights decide, not the QP's: librdmacm never
+	 * sets an active side's QP access flags on iWARP (the QP is modified
+	 * only before the iw_cm id exists), and siw ignores them too.
+	 */
 	t = kiw_ddp_rx_check_tagged(&rx->ddp.write, seg);
 	if (t)
 		return t;
-	/* The QP must allow remote writes at all (rdma_cm enables them). */
-	if (seg->len && !(READ_ONCE(qp->access) & IB_ACCESS_REMOTE_WRITE))
-		return KIW_TERM_ACCESS;
 	return kiw_place_tagged(&rx->place, seg->stag, seg->to, seg->len,
 				KIW_STAG_SINK);
 }
@@ -289,14 +288,9 @@ static void kiw_rx_rreq_done(struct kiw_qp *qp)
 	t = kiw_rdmap_read_req_parse(e->raw, kiw_ddp_msg_len(&rx->seg),
 				     &e->rr);
 	if (!t && kiw_rdmap_read_req_src_check(&e->rr)) {
-		if (!(READ_ONCE(qp->access) & IB_ACCESS_REMOTE_READ))
-			t = KIW_TERM_ACCESS;
-		else
-			t = kiw_mr_get_tagged(qp->kdev, &qp->pd->base,
-					      e->rr.src_stag,
-					      IB_ACCESS_REMOTE_READ,
-					      e->rr.src_to, e->rr.size,
-					      KIW_STAG_SOURCE, &mr, &map);
+		t = kiw_mr_get_tagged(qp->kdev, &qp->pd->base, e->rr.src_stag,
+				      IB_ACCESS_REMOTE_READ, e->rr.src_to,
+				      e->rr.size, KIW_STAG_SOURCE, &mr, &map);
 		/* Checked again when the response is sent: no reference. */
 		if (!t && mr)
 			kiw_mr_put(mr);

@@ -134,6 +134,11 @@ int kiw_tx_attach(struct kiw_qp *qp, const struct kiw_llp_params *p)
 	tx->term_hdr_len = 0;
 	spin_unlock_bh(&tx->lock);
 
+	ibdev_dbg(&qp->kdev->ibdev,
+		  "QP %u: attach: %s rev %u crc %d markers tx %d rx %d ird %u ord %u rtr %d hold %d\n",
+		  qp->base.qp_num, p->initiator ? "initiator" : "responder",
+		  p->mpa_rev, p->crc, p->tx_markers, p->rx_markers, p->ird,
+		  p->ord, p->rtr, tx->hold);
 	WRITE_ONCE(tx->stop, false);
 	WRITE_ONCE(tx->sock, p->sock);
 	return 0;
@@ -171,6 +176,24 @@ static void kiw_tx_complete(struct kiw_qp *qp, const struct kiw_txc_rec *rec,
 	kiw_sq_complete(qp, &sqe, rec->status, rec->bytes);
 }
 
+/*
+ * libsiw rings the doorbell only when the last entry before the ones it
+ * just wrote is no longer valid, i.e. when it thinks kiw has gone idle on
+ * the SQ; kiw keeps entries valid until they complete. So whoever frees an
+ * entry looks at the next one the TX has not taken: if it is posted, the
+ * TX may never have been told. The barrier orders our free before that
+ * look, as libsiw's C11 atomics order its store before its look at our
+ * entry: one of the two sides sees the other's store.
+ */
+static void kiw_tx_sq_recheck(struct kiw_qp *qp, u32 tail)
+{
+	struct siw_sqe *ring = qp->sq.ring;
+
+	smp_mb();	/* pairs with libsiw's seq_cst store and load */
+	if (kiw_ring_posted(&ring[tail & (qp->sq.num - 1)]))
+		kiw_tx_kick(qp);
+}
+
 /**
  * kiw_tx_reap - complete the finished work requests at the SQ's head
  * @qp: the QP
@@ -186,7 +209,8 @@ void kiw_tx_reap(struct kiw_qp *qp)
 {
 	struct kiw_tx *tx = &qp->tx;
 	struct kiw_txc_rec rec;
-	u32 pos;
+	bool freed = false;
+	u32 pos, tail;
 
 	spin_lock_bh(&tx->lock);
 	if (tx->reaping || !tx->txc.rec) {
@@ -197,10 +221,14 @@ void kiw_tx_reap(struct kiw_qp *qp)
 	while (kiw_txc_pop(&tx->txc, &rec, &pos)) {
 		spin_unlock_bh(&tx->lock);
 		kiw_tx_complete(qp, &rec, pos);
+		freed = true;
 		spin_lock_bh(&tx->lock);
 	}
 	tx->reaping = false;
+	tail = tx->txc.tail;
 	spin_unlock_bh(&tx->lock);
+	if (freed && qp->user)
+		kiw_tx_sq_recheck(qp, tail);
 }
 
 void kiw_tx_done(struct kiw_qp *qp, u32 pos, enum ib_wc_status status)
@@ -271,6 +299,9 @@ void kiw_dp_terminate(struct kiw_qp *qp, kiw_term_t term,
 			       "QP %u: terminating: layer %u type %u code 0x%02x\n",
 			       qp->base.qp_num, kiw_term_layer(term),
 			       kiw_term_etype(term), kiw_term_ecode(term));
+	if (hdr)
+		ibdev_dbg(&qp->kdev->ibdev, "QP %u: offending header %*ph\n",
+			  qp->base.qp_num, (int)min(hdr_len, 46U), hdr);
 	spin_lock_bh(&tx->lock);
 	if (!tx->term) {
 		tx->term = term;
@@ -286,6 +317,8 @@ void kiw_dp_terminate(struct kiw_qp *qp, kiw_term_t term,
 /* A work request failed locally: it completes with @status, the QP ends. */
 void kiw_tx_wqe_fail(struct kiw_qp *qp, u32 pos, enum ib_wc_status status)
 {
+	ibdev_dbg(&qp->kdev->ibdev, "QP %u: SQ entry %u failed: %s\n",
+		  qp->base.qp_num, pos, ib_wc_status_msg(status));
 	kiw_tx_done(qp, pos, status);
 	kiw_tx_reap(qp);
 	kiw_dp_terminate(qp, KIW_TERM_LOCAL_CATASTROPHIC, IB_EVENT_QP_FATAL,
