@@ -53,14 +53,21 @@ check_output "the reject reaches the client as REJECTED, status ECONNREFUSED" \
 	'RDMA_CM_EVENT_REJECTED status=-111 pd=255 pd_ok=1' cat "$CM_CLI_OUT"
 check_output "IRD/ORD: the server saw the client's 1/1" \
 	'CONNECT_REQUEST status=0 pd=255 pd_ok=1 ird=1 ord=1' cat "$CM_SRV_OUT"
+pair "accept, 255 octets, a message each way" -b $B4 -p 7001 -d 255 -D -- \
+	-a $B4 -p 7001 -d 255 -D -- \
+	requests=1 established=1 disconnected=1 pd_bad=0 data_ok=1 -- \
+	established=1 disconnected=1 pd_bad=0 data_ok=1
 
 diag "--- addresses: IPv6, wildcard listens, two listeners"
-pair "IPv6" -b $B6 -p 7002 -d 8 -- -a $B6 -p 7002 -d 8 -- \
-	requests=1 established=1 disconnected=1 pd_bad=0 -- \
-	established=1 disconnected=1 pd_bad=0
+pair "IPv6, a message each way" -b $B6 -p 7002 -d 8 -D -- \
+	-a $B6 -p 7002 -d 8 -D -- \
+	requests=1 established=1 disconnected=1 pd_bad=0 data_ok=1 -- \
+	established=1 disconnected=1 pd_bad=0 data_ok=1
 pair "IPv4 wildcard listen" -b 0.0.0.0 -p 7003 -- -a $B4 -p 7003 -- \
 	requests=1 established=1 disconnected=1 -- established=1 disconnected=1
 pair "IPv6 wildcard listen, IPv6 client" -b :: -p 7004 -- -a $B6 -p 7004 -- \
+	requests=1 established=1 disconnected=1 -- established=1 disconnected=1
+pair "IPv6 wildcard listen, IPv4 client" -b :: -p 7004 -- -a $B4 -p 7004 -- \
 	requests=1 established=1 disconnected=1 -- established=1 disconnected=1
 
 cm_server b -b $B4 -p 7005 -n 2 -t 60 && srv1=$CM_SRV_PID out1=$CM_SRV_OUT
@@ -77,10 +84,10 @@ check "two listeners: all four clients connected" sh -c \
 	"grep -h '^RESULT established=1 ' /tmp/two.* | wc -l | grep -qx 4"
 
 diag "--- 64 connections at once"
-pair "64 at once" -b $B4 -p 7007 -n 64 -B 64 -d 16 -- \
-	-a $B4 -p 7007 -n 64 -d 16 -- \
-	requests=64 established=64 disconnected=64 pd_bad=0 -- \
-	established=64 disconnected=64 pd_bad=0
+pair "64 at once, a message each way on each" \
+	-b $B4 -p 7007 -n 64 -B 64 -d 16 -D -- -a $B4 -p 7007 -n 64 -d 16 -D -- \
+	requests=64 established=64 disconnected=64 pd_bad=0 data_ok=64 -- \
+	established=64 disconnected=64 pd_bad=0 data_ok=64
 
 diag "--- closing: by the server, and abortively by the client"
 pair "the server disconnects" -b $B4 -p 7008 -c s -- -a $B4 -p 7008 -c s -- \

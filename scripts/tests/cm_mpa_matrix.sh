@@ -52,12 +52,12 @@ for rb in 1 2; do
 	mpa_set kiw_b crc $cb; mpa_set kiw_b markers $mb; mpa_set kiw_b rev $rb
 	name="crc $ca/$cb markers $ma/$mb rev $ra/$rb"
 	# The server handles one connection per run: fresh, easy to read.
-	if ! cm_server b -b $B4 -p $PORT -t 30; then
+	if ! cm_server b -b $B4 -p $PORT -D -t 30; then
 		not_ok "$name: server"
 		bad=$((bad + 1))
 		continue
 	fi
-	cm_client a -a $B4 -p $PORT -d 8 -t 30
+	cm_client a -a $B4 -p $PORT -D -t 30
 	if [ "$ca" = required ] && [ "$cb" = off ]; then
 		# The initiator refuses after the responder accepted.
 		cm_server_wait
@@ -84,9 +84,9 @@ for rb in 1 2; do
 	want_a="initiator=1 rev=$rev crc=$crc tx_markers=$mb rx_markers=$ma"
 	want_b="initiator=0 rev=$rev crc=$crc tx_markers=$ma rx_markers=$mb"
 	got_a=$(full_op kiw_a) got_b=$(full_op kiw_b)
-	if ! cm_expect "$CM_CLI_OUT" established=1 disconnected=1 pd_bad=0 \
+	if ! cm_expect "$CM_CLI_OUT" established=1 disconnected=1 data_ok=1 \
 		dup=0 >/tmp/matrix.why 2>&1 ||
-	   ! cm_expect "$CM_SRV_OUT" established=1 disconnected=1 pd_bad=0 \
+	   ! cm_expect "$CM_SRV_OUT" established=1 disconnected=1 data_ok=1 \
 		dup=0 >>/tmp/matrix.why 2>&1 ||
 	   [ "${got_a#"$want_a" }" = "$got_a" ] ||
 	   [ "${got_b#"$want_b" }" = "$got_b" ]; then
@@ -109,11 +109,12 @@ diag "--- revision 2, peer-to-peer asked by the initiator"
 mpa_set kiw_a crc on; mpa_set kiw_a markers 0; mpa_set kiw_a rev 2
 mpa_set kiw_b crc on; mpa_set kiw_b markers 0; mpa_set kiw_b rev 2
 mpa_set kiw_a p2p 1
-check_here "server" cm_server b -b $B4 -p $PORT -t 30
-cm_client a -a $B4 -p $PORT -t 30
+check_here "server" cm_server b -b $B4 -p $PORT -D -t 30
+cm_client a -a $B4 -p $PORT -D -t 30
 cm_server_wait
 dmesg -c > /tmp/matrix.dmesg
-check "p2p: established" cm_expect "$CM_CLI_OUT" established=1 disconnected=1
+check "p2p: established, a message each way" \
+	cm_expect "$CM_CLI_OUT" established=1 disconnected=1 data_ok=1
 check_output "p2p: the initiator sends a Write RTR" \
 	'initiator=1 rev=2 .* rtr=2 hold_tx=0' full_op kiw_a
 check_output "p2p: the responder awaits it and holds its FPDUs" \

@@ -4,7 +4,8 @@
 #
 # cm_siw: kiw and Linux siw connect through rdma_cm, kiw as initiator and
 # as responder, CRC off and on, MPA revision 1 and 2, with peer-to-peer
-# mode; what cannot work fails cleanly, as the table below says.
+# mode, a message each way; what cannot work fails cleanly, as the table
+# below says.
 #
 # siw 6.12 (its settings are compiled in): MPA revision 2 as initiator,
 # without peer-to-peer; as responder it takes revision 1 and 2 and echoes
@@ -41,11 +42,11 @@ full_op() {
 # run NAME SRV_NS SRV_ADDR CLI_NS WANT_CLIENT WANT_SERVER [FULL_OP_RE]
 run() {
 	local name=$1 sns=$2 saddr=$3 cns=$4 cwant=$5 swant=$6 re=${7:-}
-	if ! cm_server "$sns" -b "$saddr" -p 7030 -d 8 -t 20; then
+	if ! cm_server "$sns" -b "$saddr" -p 7030 -d 8 -D -t 20; then
 		not_ok "$name: server"
 		return
 	fi
-	cm_client "$cns" -a "$saddr" -p 7030 -d 8 -t 20
+	cm_client "$cns" -a "$saddr" -p 7030 -d 8 -D -t 20
 	[ -z "$swant" ] && kill "$CM_SRV_PID" 2>/dev/null
 	cm_server_wait
 	# shellcheck disable=SC2086
@@ -56,7 +57,7 @@ run() {
 		full_op "$KIWDEV"
 }
 
-UP="established=1 disconnected=1 pd_bad=0"
+UP="established=1 disconnected=1 pd_bad=0 data_ok=1"
 
 diag "--- kiw (kiw_a) initiates, siw (siw_b) responds"
 check "kiw_a on veth-a, siw_b on veth-b" sh -c '
