@@ -229,6 +229,11 @@ int kiw_cep_enter_full(struct kiw_cep *cep)
 		return ret;
 	cep->established = true;
 	kiw_cep_llp_params(cep, &params);
+	ibdev_dbg(&cep->kdev->ibdev,
+		  "%pISpc: full operation: initiator=%d rev=%u crc=%d tx_markers=%d rx_markers=%d ird=%u ord=%u rtr=%d hold_tx=%d\n",
+		  &cep->remote, params.initiator, params.mpa_rev, params.crc,
+		  params.tx_markers, params.rx_markers, params.ird, params.ord,
+		  params.rtr, params.hold_tx_until_rx);
 	ret = kiw_llp_attach(qp, &params);
 	if (ret)
 		return ret;
@@ -525,6 +530,8 @@ static int kiw_cep_connect_setup(struct kiw_cep *cep, struct iw_cm_id *cm_id,
 		ret = kiw_cep_bind_local(cep, cm_id);
 	if (ret)
 		return ret;
+	/* Until TCP is up and tells us the port it picked. */
+	cep->local = cm_id->m_local_addr;
 	cep->remote = cm_id->m_remote_addr;
 	kiw_cep_arm_timer(cep, cep->cfg.timeout_ms);
 	kiw_cep_install(cep);

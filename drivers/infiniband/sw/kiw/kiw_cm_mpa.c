@@ -65,6 +65,15 @@ static void kiw_cep_got_request(struct kiw_cep *cep)
 {
 	enum kiw_mpa_err e;
 
+	/*
+	 * Nothing may follow the Request before our Reply: refuse such a
+	 * frame before the consumer hears of it (octets that arrive later
+	 * are caught in RECVD_REQ).
+	 */
+	if (kiw_sock_has_data(cep->sock)) {
+		kiw_cep_mpa_fail(cep, KIW_MPA_ERR_TRUNCATED);
+		return;
+	}
 	kiw_mpa_local_init(&cep->mpa, &cep->cfg, KIW_MAX_IRD, KIW_MAX_ORD);
 	e = kiw_mpa_check_request(&cep->mpa, &cep->req);
 	if (e) {

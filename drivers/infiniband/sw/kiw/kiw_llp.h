@@ -35,9 +35,11 @@
  * Graceful close (modify to SQD). The QP is CLOSING and the CM kicks the
  * TX (kiw_tx_kick()). The TX sends what was posted before; when nothing is
  * left to send and the QP is still CLOSING, it calls kiw_cm_tx_drained()
- * (any context; repeats are ignored). The CM then sends the FIN, and
- * finishes the close when the peer's FIN arrives, or aborts it after the
- * device's timeout.
+ * (any context; repeats are ignored). A responder that still holds its
+ * FPDUs (hold_tx_until_rx, nothing received yet) is drained too: what it
+ * may not send is flushed with the close, and a FIN is not an FPDU. The CM
+ * then sends the FIN, and finishes the close when the peer's FIN arrives,
+ * or aborts it after the device's timeout.
  *
  * Peer FIN. TCP may call sk_state_change before sk_data_ready delivers the
  * data that preceded the FIN. The CM therefore asks the data path to drain

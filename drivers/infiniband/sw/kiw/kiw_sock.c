@@ -171,6 +171,24 @@ void kiw_sock_discard(struct socket *sock)
 			break;
 }
 
+/*
+ * An IPv4 connection an IPv6 wildcard listener took has v4-mapped
+ * addresses (::ffff:a.b.c.d); rdma_cm resolves them as what they are,
+ * IPv4 addresses.
+ */
+static void kiw_sockaddr_unmap(struct sockaddr_storage *ss)
+{
+	struct sockaddr_in6 in6 = *(struct sockaddr_in6 *)ss;
+	struct sockaddr_in *in = (struct sockaddr_in *)ss;
+
+	if (in6.sin6_family != AF_INET6 || !ipv6_addr_v4mapped(&in6.sin6_addr))
+		return;
+	memset(ss, 0, sizeof(*ss));
+	in->sin_family = AF_INET;
+	in->sin_port = in6.sin6_port;
+	in->sin_addr.s_addr = in6.sin6_addr.s6_addr32[3];
+}
+
 /* The connection's local and remote addresses. */
 int kiw_sock_addrs(struct socket *sock, struct sockaddr_storage *local,
 		   struct sockaddr_storage *remote)
@@ -183,7 +201,11 @@ int kiw_sock_addrs(struct socket *sock, struct sockaddr_storage *local,
 	if (ret < 0)
 		return ret;
 	ret = kernel_getpeername(sock, (struct sockaddr *)remote);
-	return ret < 0 ? ret : 0;
+	if (ret < 0)
+		return ret;
+	kiw_sockaddr_unmap(local);
+	kiw_sockaddr_unmap(remote);
+	return 0;
 }
 
 /* Our half of the connection is done: a FIN after what is queued. */
