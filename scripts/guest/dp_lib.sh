@@ -11,9 +11,9 @@
 #   dp_pair NS_S NS_C PORT SERVER_CMD... -- CLIENT_CMD...
 #       the server in NS_S, once it listens on TCP PORT the client in NS_C;
 #       0 if both exit with 0, else both outputs on stdout
-#   pt_bw TOOL N ARGS...      perftest bandwidth TOOL -R, N iterations:
-#       exit 0, every result line N iterations and a message rate > 0,
-#       the last line a bandwidth > 0
+#   pt_bw TOOL N ARGS...      perftest bandwidth TOOL -R, N iterations
+#       (per QP, with -q): exit 0, every result line N iterations (times
+#       the QPs) and a message rate > 0, the last line a bandwidth > 0
 #   pt_lat TOOL N ARGS...     perftest latency TOOL -R: a result line with
 #       N iterations and a typical latency > 0
 #       Both between $PT_SDEV in netns $PT_SNS (server, $PT_SADDR) and
@@ -85,9 +85,15 @@ pt_run() {
 # Tiny messages may show a bandwidth of 0.00 MB/s on a slow guest, so
 # every line is held to its message rate, and the last to its bandwidth.
 pt_bw() {
-	local tool=$1 n=$2
+	local tool=$1 n=$2 a qps=1 prev=
 	shift 2
+	for a in "$@"; do
+		[ "$prev" = -q ] && qps=$a
+		prev=$a
+	done
 	pt_run "$tool" -n "$n" "$@" || return 1
+	# With -q, the table counts the iterations of all QPs.
+	n=$((n * qps))
 	pt_results "$DP_CLI_OUT" | awk -v n="$n" '
 		$2 != n || !($5 > 0) { bad = 1 }
 		{ lines++; last = $4 }

@@ -35,8 +35,9 @@
  *
  * Usage:
  *   dp_verify server -b ADDR -p PORT [-t SECONDS]
- *   dp_verify client -a ADDR -p PORT [-L] [-Z] [-I] [-N] [-t SECONDS]
- *   -L all SGE counts; -Z the zero-length cases; -I the Send with
+ *   dp_verify client -a ADDR -p PORT [-L|-Q] [-Z] [-I] [-N] [-t SECONDS]
+ *   -L all SGE counts; -Q a dozen lengths only (around the MULPDU, a
+ *   page, 64 KiB, 1 MiB); -Z the zero-length cases; -I the Send with
  *   Invalidate (last: it ends the connection); -N none of the others
  */
 #include <arpa/inet.h>
@@ -66,6 +67,7 @@
 #define CTRL_OFF	AREA		/* 64 octets for the Write's sync Send */
 #define BUF_LEN		(AREA + PAGE)
 #define BOGUS_STAG	0x5a5a5a00u
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 enum op { OP_WRITE, OP_READ, OP_SEND, OP_SOLICIT, OP_ZERO, OP_INVAL };
 static const char *const op_name[] = {
@@ -100,7 +102,7 @@ struct layout {
 };
 
 static struct {
-	bool server, lng, zero, inval, none;
+	bool server, lng, quick, zero, inval, none;
 	const char *addr, *port;
 	int timeout;
 } opt = { .timeout = 60 };
@@ -736,7 +738,7 @@ static void cli_case(enum op op, uint32_t len, uint32_t nsge, uint32_t off)
 
 static void client(void)
 {
-	static const uint32_t lens[] = {
+	static const uint32_t all[] = {
 		1, 2, 3, 7, 64, 1023,
 		1411, 1412, 1413, 1415, 1416, 1417,	/* markers */
 		1423, 1424, 1425, 1427, 1428, 1429,	/* no markers */
@@ -744,8 +746,15 @@ static void client(void)
 		4095, 4096, 4097, 8193, 65535, 65536, 65537, 262147,
 		MAX_LEN - 1, MAX_LEN,
 	};
+	/* -Q: the lengths most likely to find a segmentation error. */
+	static const uint32_t quick[] = {
+		1, 1412, 1413, 1416, 1417, 1424, 1425, 1428, 1429, 4097,
+		65537, MAX_LEN,
+	};
 	static const uint32_t offs[] = { 0, 1, PAGE - 3, 2 * PAGE - 1 };
-	const unsigned int nlens = sizeof(lens) / sizeof(lens[0]);
+	const uint32_t *lens = opt.quick ? quick : all;
+	const unsigned int nlens = opt.quick ? ARRAY_SIZE(quick) :
+					       ARRAY_SIZE(all);
 	struct case_msg stop = { .stop = htonl(1) };
 	unsigned int i, s;
 
@@ -788,7 +797,7 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: dp_verify server -b ADDR -p PORT [-t SECONDS]\n"
-		"       dp_verify client -a ADDR -p PORT [-L] [-Z] [-I] [-N] [-t SECONDS]\n");
+		"       dp_verify client -a ADDR -p PORT [-L|-Q] [-Z] [-I] [-N] [-t SECONDS]\n");
 	exit(2);
 }
 
@@ -803,7 +812,7 @@ int main(int argc, char **argv)
 	else if (strcmp(argv[1], "client"))
 		usage();
 	optind = 2;
-	while ((c = getopt(argc, argv, "a:b:p:t:LZIN")) != -1) {
+	while ((c = getopt(argc, argv, "a:b:p:t:LQZIN")) != -1) {
 		switch (c) {
 		case 'a':
 		case 'b':
@@ -817,6 +826,9 @@ int main(int argc, char **argv)
 			break;
 		case 'L':
 			opt.lng = true;
+			break;
+		case 'Q':
+			opt.quick = true;
 			break;
 		case 'Z':
 			opt.zero = true;
