@@ -218,6 +218,13 @@ append+=" ${KIW_VM_APPEND:-}"
 # TCG on a loaded host can starve a vCPU for a while: only call a stall a
 # stall after 60 s (the default is 21).
 append+=" rcupdate.rcu_cpu_stall_timeout=60"
+# The guest's TSC is the host's: give the kernel its frequency. Its own
+# calibration (against the emulated PIT or HPET) goes wrong when the host is
+# busy, and its clock with it (one boot calibrated 180 MHz for 2445: a guest
+# minute lasted 4.6 s, the watchdogs fired at once, soft lockups appeared);
+# the LAPIC timer is calibrated against the TSC then too.
+tsc_khz=$(kiw_tsc_khz)
+[ -z "$tsc_khz" ] || append+=" tsc_early_khz=$tsc_khz"
 append+=" kiwvm.job=$job kiwvm.timeout=$guest_timeout"
 append+=" kiwvm.moddir=$moddir"
 [ -z "$modlayer" ] || append+=" kiwvm.modlayer=$modlayer"
