@@ -60,6 +60,16 @@ static void kiw_test_cq_init(struct kunit *test, struct kiw_test_env *env,
 	spin_lock_init(&cq->lock);
 }
 
+/* The TX work post_send queues (it finds no socket and does nothing). */
+static void kiw_test_qp_quiesce(void *p)
+{
+	struct kiw_qp *qp = p;
+
+	kiw_tx_detach(qp);
+	kiw_tx_qp_release(qp);
+	kiw_rx_qp_release(qp);
+}
+
 /* A kernel QP with a 4-entry SQ and RQ on one CQ of @cqe entries. */
 static struct kiw_test_env *kiw_test_env(struct kunit *test, u32 cqe)
 {
@@ -97,6 +107,11 @@ static struct kiw_test_env *kiw_test_env(struct kunit *test, u32 cqe)
 				    GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, qp->sq.ring);
 	KUNIT_ASSERT_NOT_NULL(test, qp->rq.ring);
+	kiw_tx_qp_init(qp);
+	kiw_rx_qp_init(qp);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
+							kiw_test_qp_quiesce,
+							qp), 0);
 	return env;
 }
 

@@ -11,6 +11,7 @@
  *   kiw_qp.c     QPs and their state machine  (kiw_qp.h)
  *   kiw_srq.c    shared receive queues        (kiw_srq.h)
  *   kiw_mem.c    MRs, STags, memory access    (kiw_mem.h)
+ *   kiw_cm*.c    connection manager           (kiw_cm.h, kiw_cep.h)
  */
 #ifndef KIW_H
 #define KIW_H
@@ -22,6 +23,7 @@
 #include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 
+#include "kiw_cm.h"
 #include "kiw_limits.h"
 
 /* How a device asks for and accepts MPA CRC32c (RFC 5044 section 4.4). */
@@ -32,12 +34,17 @@ enum kiw_crc_policy {
 	KIW_CRC_POLICY_MAX
 };
 
-/* MPA startup settings, read once per connection from the parameters. */
+/*
+ * MPA startup settings. Each device has its own (struct kiw_device.mpa),
+ * initialised from the module parameters and changed through sysfs;
+ * every connection takes a copy when it starts.
+ */
 struct kiw_mpa_cfg {
 	enum kiw_crc_policy crc;
 	bool markers;			/* ask the peer to send us markers */
 	u8 rev;				/* MPA revision we speak first: 1 or 2 */
-	unsigned int timeout_ms;	/* whole startup exchange */
+	bool p2p;			/* initiator, rev 2: RFC 6581 RTR */
+	unsigned int timeout_ms;	/* startup exchange; graceful close */
 };
 
 struct kiw_device {
@@ -50,9 +57,16 @@ struct kiw_device {
 	/* Entry on the module's device list, under kiw_devices_lock. */
 	struct list_head list;
 
-	/* Protects mac: written by netdev events, read by query_gid. */
+	/*
+	 * Protects mac (written by netdev events, read by query_gid) and
+	 * mpa (written through sysfs, copied by each new connection).
+	 */
 	spinlock_t lock;
 	u8 mac[ETH_ALEN];
+	struct kiw_mpa_cfg mpa;
+
+	/* Listeners and connection endpoints (kiw_cm.h). */
+	struct kiw_cm_dev cm;
 
 	/* Last port state reported by an event; written under RTNL. */
 	enum ib_port_state port_state;
@@ -112,6 +126,8 @@ const char *kiw_crc_policy_name(enum kiw_crc_policy policy);
 int kiw_cfg_check_rev(unsigned int rev);
 int kiw_cfg_check_timeout(unsigned int ms);
 void kiw_cfg_snapshot(struct kiw_mpa_cfg *cfg);
+void kiw_dev_mpa_cfg(struct kiw_device *kdev, struct kiw_mpa_cfg *cfg);
+extern const struct attribute_group kiw_mpa_attr_group;
 
 /* kiw_dev.c */
 int kiw_newlink(const char *ibdev_name, struct net_device *netdev);

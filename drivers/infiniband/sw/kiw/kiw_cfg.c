@@ -1,16 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * kiw module parameters.
+ * kiw module parameters and per-device MPA settings.
  *
- * They are the MPA startup settings every connection starts from. All are
- * writable at run time through /sys/module/kiw/parameters and take effect
- * for connections set up afterwards; each write is validated, and a bad
- * value is refused with a message and -EINVAL, leaving the old one.
+ * The parameters are the MPA startup settings every new device starts
+ * from. All are writable at run time through /sys/module/kiw/parameters
+ * and take effect for devices created afterwards; each device's own copy
+ * is changed through its sysfs "mpa" group (below) and takes effect for
+ * that device's connections set up afterwards. Every write is validated,
+ * and a bad value is refused with -EINVAL, leaving the old one.
  */
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/string.h>
+#include <linux/sysfs.h>
 #include <kunit/visibility.h>
 
 #include "kiw.h"
@@ -61,6 +64,7 @@ EXPORT_SYMBOL_IF_KUNIT(kiw_cfg_check_timeout);
 static int kiw_param_crc = KIW_CRC_ON;
 static bool kiw_param_markers;
 static unsigned int kiw_param_mpa_rev = 2;
+static bool kiw_param_p2p;
 static unsigned int kiw_param_mpa_timeout_ms = 5000;
 
 static int kiw_crc_param_set(const char *val, const struct kernel_param *kp)
@@ -136,17 +140,142 @@ module_param_cb(mpa_rev, &kiw_rev_param_ops, &kiw_param_mpa_rev, 0644);
 MODULE_PARM_DESC(mpa_rev,
 		 "MPA revision to start with: 1 (RFC 5044) or 2 (RFC 6581, IRD/ORD negotiation; default)");
 
+module_param_named(p2p, kiw_param_p2p, bool, 0644);
+MODULE_PARM_DESC(p2p,
+		 "As initiator at MPA revision 2, ask for RFC 6581 peer-to-peer mode: a zero-length RDMA Write or Read (ready to receive) opens Full Operation, so the responder may send first (default: N, as siw)");
+
 module_param_cb(mpa_timeout_ms, &kiw_timeout_param_ops,
 		&kiw_param_mpa_timeout_ms, 0644);
 MODULE_PARM_DESC(mpa_timeout_ms,
-		 "Time allowed for the whole MPA Request/Reply exchange, in ms (100-600000, default 5000)");
+		 "Time allowed for the whole MPA Request/Reply exchange, and for a graceful close, in ms (100-600000, default 5000)");
 
-/* The settings a new connection starts from. */
+/* The settings a new device starts from. */
 void kiw_cfg_snapshot(struct kiw_mpa_cfg *cfg)
 {
 	cfg->crc = READ_ONCE(kiw_param_crc);
 	cfg->markers = READ_ONCE(kiw_param_markers);
 	cfg->rev = READ_ONCE(kiw_param_mpa_rev);
+	cfg->p2p = READ_ONCE(kiw_param_p2p);
 	cfg->timeout_ms = READ_ONCE(kiw_param_mpa_timeout_ms);
 }
 EXPORT_SYMBOL_IF_KUNIT(kiw_cfg_snapshot);
+
+/* The settings a new connection of @kdev starts from. */
+void kiw_dev_mpa_cfg(struct kiw_device *kdev, struct kiw_mpa_cfg *cfg)
+{
+	spin_lock(&kdev->lock);
+	*cfg = kdev->mpa;
+	spin_unlock(&kdev->lock);
+}
+
+/*
+ * Per-device MPA settings: /sys/class/infiniband/<dev>/mpa/{crc,markers,
+ * rev,p2p,timeout_ms}, the same names, values and checks as the module
+ * parameters; a write applies to that device's connections set up
+ * afterwards.
+ *
+ * Why sysfs (ib_device_ops.device_group), which the RDMA core reserves for
+ * existing drivers and would rather see as netlink: RDMA netlink has no
+ * driver-specific device attributes to set, and per-device MPA policy is
+ * needed. An administrator runs one interface toward Linux siw (markers
+ * off, which siw refuses) and another toward hardware iWARP (CRC
+ * required); and kiw's own tests run both hosts of a connection in one
+ * guest with one module, so that each side's settings must be its own.
+ * Module parameters alone, being global, cannot express either.
+ */
+static struct kiw_device *kiw_attr_dev(struct device *dev)
+{
+	return rdma_device_to_drv_device(dev, struct kiw_device, ibdev);
+}
+
+static int kiw_attr_set(struct device *dev, const char *buf,
+			int (*parse)(const char *buf, struct kiw_mpa_cfg *c))
+{
+	struct kiw_device *kdev = kiw_attr_dev(dev);
+	struct kiw_mpa_cfg cfg;
+	int ret;
+
+	/* Parse into a copy; only a valid value reaches the device. */
+	kiw_dev_mpa_cfg(kdev, &cfg);
+	ret = parse(buf, &cfg);
+	if (ret)
+		return ret;
+	spin_lock(&kdev->lock);
+	kdev->mpa = cfg;
+	spin_unlock(&kdev->lock);
+	return 0;
+}
+
+static int kiw_parse_crc(const char *buf, struct kiw_mpa_cfg *c)
+{
+	return kiw_crc_policy_parse(buf, &c->crc);
+}
+
+static int kiw_parse_markers(const char *buf, struct kiw_mpa_cfg *c)
+{
+	return kstrtobool(buf, &c->markers);
+}
+
+static int kiw_parse_p2p(const char *buf, struct kiw_mpa_cfg *c)
+{
+	return kstrtobool(buf, &c->p2p);
+}
+
+static int kiw_parse_rev(const char *buf, struct kiw_mpa_cfg *c)
+{
+	unsigned int v;
+
+	if (kstrtouint(buf, 0, &v) || kiw_cfg_check_rev(v))
+		return -EINVAL;
+	c->rev = v;
+	return 0;
+}
+
+static int kiw_parse_timeout(const char *buf, struct kiw_mpa_cfg *c)
+{
+	unsigned int v;
+
+	if (kstrtouint(buf, 0, &v) || kiw_cfg_check_timeout(v))
+		return -EINVAL;
+	c->timeout_ms = v;
+	return 0;
+}
+
+#define KIW_MPA_ATTR(name, fmt, expr, parser)				\
+static ssize_t name##_show(struct device *dev,				\
+			   struct device_attribute *attr, char *buf)	\
+{									\
+	struct kiw_mpa_cfg c;						\
+									\
+	kiw_dev_mpa_cfg(kiw_attr_dev(dev), &c);				\
+	return sysfs_emit(buf, fmt "\n", expr);				\
+}									\
+static ssize_t name##_store(struct device *dev,				\
+			    struct device_attribute *attr,		\
+			    const char *buf, size_t count)		\
+{									\
+	int ret = kiw_attr_set(dev, buf, parser);			\
+									\
+	return ret ? ret : count;					\
+}									\
+static DEVICE_ATTR_RW(name)
+
+KIW_MPA_ATTR(crc, "%s", kiw_crc_policy_name(c.crc), kiw_parse_crc);
+KIW_MPA_ATTR(markers, "%d", c.markers, kiw_parse_markers);
+KIW_MPA_ATTR(p2p, "%d", c.p2p, kiw_parse_p2p);
+KIW_MPA_ATTR(rev, "%u", c.rev, kiw_parse_rev);
+KIW_MPA_ATTR(timeout_ms, "%u", c.timeout_ms, kiw_parse_timeout);
+
+static struct attribute *kiw_mpa_attrs[] = {
+	&dev_attr_crc.attr,
+	&dev_attr_markers.attr,
+	&dev_attr_p2p.attr,
+	&dev_attr_rev.attr,
+	&dev_attr_timeout_ms.attr,
+	NULL
+};
+
+const struct attribute_group kiw_mpa_attr_group = {
+	.name = "mpa",
+	.attrs = kiw_mpa_attrs,
+};

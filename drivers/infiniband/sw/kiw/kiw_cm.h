@@ -1,33 +1,74 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * kiw connection manager: iw_cm hooks and the connection endpoint.
+ * kiw connection manager: the iw_cm hooks (connect, accept, reject,
+ * listen), connection endpoints and their MPA startup on kernel TCP
+ * sockets, and connection teardown. Its internals are in kiw_cep.h; this
+ * is what the rest of kiw sees.
  *
- * Stub: owned by the CM (kiw_cm.c), which defines struct kiw_cep and
- * replaces this file. Until then kiw_cm_qp_close() is implemented by
- * kiw_hooks_pending.c and does nothing.
+ * Files: kiw_cm.c (endpoints, connect/accept/reject, teardown, netns),
+ * kiw_cm_mpa.c (the MPA exchange on the socket), kiw_cm_listen.c
+ * (listeners), kiw_cm_fsm.c (the pure state machine), kiw_sock.c (socket
+ * helpers).
  */
 #ifndef KIW_CM_H
 #define KIW_CM_H
 
+#include <linux/list.h>
+#include <linux/spinlock.h>
 #include <linux/types.h>
+#include <linux/wait.h>
+#include <linux/xarray.h>
+#include <rdma/ib_verbs.h>
 
+struct kiw_device;
 struct kiw_qp;
 
 /* The connection endpoint a QP is bound to (qp->cep). Owned by the CM. */
 struct kiw_cep;
 
+/* A device's connection manager state, embedded in struct kiw_device. */
+struct kiw_cm_dev {
+	/*
+	 * Protects ceps, listeners, and the holds_sock and net fields of
+	 * their entries. A spinlock (bottom halves off): an endpoint's last
+	 * reference may go in any context.
+	 */
+	spinlock_t lock;
+	struct list_head ceps;		/* every endpoint of the device */
+	struct list_head listeners;	/* every listener of the device */
+	wait_queue_head_t idle;		/* woken as endpoints let go */
+
+	/*
+	 * Passive endpoints iw_cm may still accept or reject, by the handle
+	 * given as CONNECT_REQUEST's provider_data (its own lock). iw_cm
+	 * may drop that event (its listener is being destroyed) and then
+	 * never calls back; a handle that is gone makes a late accept fail
+	 * cleanly where a pointer would be stale. Handles are not reused.
+	 */
+	struct xarray pending;
+	unsigned long next_handle;	/* under lock */
+};
+
+/* Module and device set-up (kiw_cm.c). */
+int kiw_cm_init(void);
+void kiw_cm_exit(void);
+void kiw_cm_dev_init(struct kiw_device *kdev);
+void kiw_cm_dev_fini(struct kiw_device *kdev);
+extern const struct ib_device_ops kiw_cm_ops;
+
 /*
  * The QP asks for its connection to be closed: gracefully (@abrupt false:
  * after the SQ has drained, a FIN; modify to SQD) or abortively (@abrupt
- * true: after any pending Terminate is sent, a RST; modify to ERR, a
- * Terminate, destroy_qp). Called from any context with no kiw lock held;
- * must not sleep (defer the socket work). When the connection is gone the
+ * true: modify to ERR, a Terminate, destroy_qp; a RST, or after a
+ * Terminate we sent, a FIN behind it). Also aborts a connection attempt
+ * the QP is bound to. Called from any context with no kiw lock held; does
+ * not sleep (the socket work is deferred). When the connection is gone the
  * CM calls kiw_qp_llp_closed() and drops its QP reference.
  *
  * destroy_qp calls this (abruptly) and then waits for every QP reference,
  * including iw_cm's, which iw_cm drops only when it gets IW_CM_EVENT_CLOSE
- * (or when the cm_id is destroyed). So an abortive close must end in
- * IW_CM_EVENT_CLOSE to iw_cm, promptly and without waiting for the peer.
+ * (or when the cm_id is destroyed). So an abortive close ends in
+ * IW_CM_EVENT_CLOSE to iw_cm promptly, without waiting for the peer.
  */
 void kiw_cm_qp_close(struct kiw_qp *qp, bool abrupt);
 

@@ -143,6 +143,7 @@ static void kiw_dealloc_driver(struct ib_device *ibdev)
 	mutex_lock(&kiw_devices_lock);
 	list_del_init(&kdev->list);
 	mutex_unlock(&kiw_devices_lock);
+	kiw_cm_dev_fini(kdev);
 	netdev_put(kdev->netdev, &kdev->netdev_tracker);
 	kiw_device_fini_objects(kdev);
 	kiw_dbg(kdev, "released\n");
@@ -154,6 +155,7 @@ static const struct ib_device_ops kiw_dev_ops = {
 	.uverbs_abi_ver = SIW_ABI_VERSION,
 
 	.dealloc_driver = kiw_dealloc_driver,
+	.device_group = &kiw_mpa_attr_group,
 	.get_port_immutable = kiw_get_port_immutable,
 	.query_device = kiw_query_device,
 	.query_gid = kiw_query_gid,
@@ -177,6 +179,8 @@ static struct kiw_device *kiw_device_alloc(struct net_device *netdev)
 
 	INIT_LIST_HEAD(&kdev->list);
 	spin_lock_init(&kdev->lock);
+	kiw_cfg_snapshot(&kdev->mpa);
+	kiw_cm_dev_init(kdev);
 	kiw_device_init_objects(kdev);
 	ether_addr_copy(kdev->mac, netdev->dev_addr);
 	kdev->port_state = kiw_netdev_port_state(netdev);
@@ -194,6 +198,7 @@ static struct kiw_device *kiw_device_alloc(struct net_device *netdev)
 	strscpy(ibdev->iw_ifname, netdev->name, sizeof(ibdev->iw_ifname));
 	ib_set_device_ops(ibdev, &kiw_dev_ops);
 	ib_set_device_ops(ibdev, &kiw_verbs_ops);
+	ib_set_device_ops(ibdev, &kiw_cm_ops);
 	return kdev;
 }
 

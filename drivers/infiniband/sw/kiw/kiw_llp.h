@@ -21,10 +21,36 @@
  * arrived in the same segment as the Reply must not be lost), and it is
  * called before the responder's Reply is sent (RFC 5044 7.1, MPA-SU-4).
  *
+ * Order at Full Operation. The CM moves the QP to RTS first
+ * (kiw_qp_llp_established(), which kicks the TX; a kick before attach
+ * finds no socket and does nothing), then calls kiw_llp_attach(), which
+ * starts the TX itself if it has something to send (the RTR, WQEs posted
+ * meanwhile); the responder then sends its Reply. If attach fails, the CM
+ * closes the connection and the QP goes to ERROR.
+ *
+ * sk_user_data is the CM's for the socket's whole life. The data path's
+ * callbacks find their QP with kiw_llp_sk_qp(), valid from attach until
+ * kiw_llp_detach() has returned.
+ *
+ * Graceful close (modify to SQD). The QP is CLOSING and the CM kicks the
+ * TX (kiw_tx_kick()). The TX sends what was posted before; when nothing is
+ * left to send and the QP is still CLOSING, it calls kiw_cm_tx_drained()
+ * (any context; repeats are ignored). A responder that still holds its
+ * FPDUs (hold_tx_until_rx, nothing received yet) is drained too: what it
+ * may not send is flushed with the close, and a FIN is not an FPDU. The CM
+ * then sends the FIN, and finishes the close when the peer's FIN arrives,
+ * or aborts it after the device's timeout.
+ *
  * Peer FIN. TCP may call sk_state_change before sk_data_ready delivers the
  * data that preceded the FIN. The CM therefore asks the data path to drain
  * the receive queue (kiw_llp_drain(), process context) before it reports
  * the disconnect: FPDUs that arrived before the FIN are delivered.
+ *
+ * Locking. The CM calls attach, detach and drain holding its endpoint's
+ * mutex. The CM hooks the data path calls (kiw_cm_qp_close(),
+ * kiw_cm_tx_drained(), kiw_llp_sk_qp()) never sleep and never wait for
+ * the CM, so the data path may call them from anywhere, and its own work
+ * may be waited for (flushed) by detach.
  */
 #ifndef KIW_LLP_H
 #define KIW_LLP_H
@@ -33,6 +59,7 @@
 #include <linux/types.h>
 
 struct kiw_qp;
+struct sock;
 
 /* RFC 6581 ready-to-receive message chosen for the connection. */
 enum kiw_rtr {
@@ -64,5 +91,9 @@ struct kiw_llp_params {
 int kiw_llp_attach(struct kiw_qp *qp, const struct kiw_llp_params *params);
 void kiw_llp_detach(struct kiw_qp *qp);
 void kiw_llp_drain(struct kiw_qp *qp);
+
+/* kiw_cm.c, for the data path. */
+struct kiw_qp *kiw_llp_sk_qp(const struct sock *sk);
+void kiw_cm_tx_drained(struct kiw_qp *qp);
 
 #endif /* KIW_LLP_H */

@@ -14,6 +14,7 @@
 #include <rdma/rdma_netlink.h>
 
 #include "kiw.h"
+#include "kiw_tx.h"
 
 /*
  * kiw_devices: every kiw device from allocation to dealloc_driver.
@@ -59,12 +60,24 @@ static int __init kiw_init(void)
 {
 	int ret;
 
-	ret = register_netdevice_notifier(&kiw_netdev_nb);
+	ret = kiw_llp_init();
 	if (ret)
 		return ret;
+	ret = kiw_cm_init();
+	if (ret)
+		goto err_llp;
+	ret = register_netdevice_notifier(&kiw_netdev_nb);
+	if (ret)
+		goto err_cm;
 	rdma_link_register(&kiw_link_ops);
 	pr_info("kiw: software iWARP loaded\n");
 	return 0;
+
+err_cm:
+	kiw_cm_exit();
+err_llp:
+	kiw_llp_exit();
+	return ret;
 }
 
 static void __exit kiw_exit(void)
@@ -73,6 +86,8 @@ static void __exit kiw_exit(void)
 	rdma_link_unregister(&kiw_link_ops);
 	unregister_netdevice_notifier(&kiw_netdev_nb);
 	kiw_unregister_all();
+	kiw_cm_exit();
+	kiw_llp_exit();
 	pr_info("kiw: unloaded\n");
 }
 

@@ -322,12 +322,18 @@ void kiw_sq_flush_locked(struct kiw_qp *qp, bool *notify)
 	for (n = 0; n < qp->sq.num; n++) {
 		struct siw_sqe *slot = &ring[qp->sq.get & (qp->sq.num - 1)];
 
+		u64 id;
+		u8 opcode;
+
 		if (!kiw_ring_posted(slot))
 			break;
-		kiw_wq_flush_one(qp, qp->scq, READ_ONCE(slot->id),
-				 kiw_wc_opcode(READ_ONCE(slot->opcode)), notify);
+		/* Freed before its CQE shows, as in kiw_sq_complete(). */
+		id = READ_ONCE(slot->id);
+		opcode = READ_ONCE(slot->opcode);
 		kiw_ring_free(slot);
 		qp->sq.get++;
+		kiw_wq_flush_one(qp, qp->scq, id, kiw_wc_opcode(opcode),
+				 notify);
 	}
 }
 
@@ -347,12 +353,14 @@ void kiw_rq_flush_locked(struct kiw_qp *qp, bool *notify)
 	for (n = 0; n < qp->rq.num; n++) {
 		struct siw_rqe *slot = &ring[qp->rq.get & (qp->rq.num - 1)];
 
+		u64 id;
+
 		if (!kiw_ring_posted(slot))
 			break;
-		kiw_wq_flush_one(qp, qp->rcq, READ_ONCE(slot->id), IB_WC_RECV,
-				 notify);
+		id = READ_ONCE(slot->id);
 		kiw_ring_free(slot);
 		qp->rq.get++;
+		kiw_wq_flush_one(qp, qp->rcq, id, IB_WC_RECV, notify);
 	}
 }
 
@@ -389,6 +397,21 @@ static void kiw_qp_act(struct kiw_qp *qp, enum kiw_qp_state prev,
 		kiw_cm_qp_close(qp, true);
 }
 
+/*
+ * An IDLE QP moved to ERR while the CM is setting up its connection
+ * (destroy_qp, or a consumer giving up): abort the attempt too, so that
+ * its references go now rather than at the startup timeout.
+ */
+static unsigned int kiw_qp_abort_setup(struct kiw_qp *qp,
+				       enum kiw_qp_state next,
+				       unsigned int actions)
+{
+	lockdep_assert_held(&qp->state_lock);
+	if (next == KIW_QP_ERROR && qp->cep)
+		actions |= KIW_QP_ACT_ABORT;
+	return actions;
+}
+
 /* Enter ERROR, flush, and abort the connection if there is one. */
 void kiw_qp_error(struct kiw_qp *qp)
 {
@@ -399,6 +422,7 @@ void kiw_qp_error(struct kiw_qp *qp)
 	spin_lock_irqsave(&qp->state_lock, flags);
 	prev = qp->state;
 	kiw_qp_transition(prev, IB_QPS_ERR, &next, &actions);
+	actions = kiw_qp_abort_setup(qp, next, actions);
 	WRITE_ONCE(qp->state, next);
 	spin_unlock_irqrestore(&qp->state_lock, flags);
 	kiw_qp_act(qp, prev, actions);
@@ -722,6 +746,8 @@ int kiw_modify_qp(struct ib_qp *base, struct ib_qp_attr *attr, int mask,
 	}
 	if (!ret) {
 		kiw_qp_set_attr(qp, attr, mask);
+		if (mask & IB_QP_STATE)
+			actions = kiw_qp_abort_setup(qp, next, actions);
 		WRITE_ONCE(qp->state, next);
 		if (next == KIW_QP_IDLE && (mask & IB_QP_STATE))
 			qp->idle_ib_state = attr->qp_state;

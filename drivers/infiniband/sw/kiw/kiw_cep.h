@@ -1,0 +1,285 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * kiw connection endpoints (CEPs) and listeners: the connection manager's
+ * internals, shared by kiw_cm.c (endpoints, iw_cm hooks), kiw_cm_mpa.c
+ * (the MPA exchange on the socket) and kiw_cm_listen.c (listeners).
+ *
+ * The endpoint state machine is pure (kiw_cm_fsm.c): a state and an event
+ * give the next state and the actions, in the order the glue carries them
+ * out. Every iw_cm event comes from an action, so what iw_cm sees is
+ * decided in one table that KUnit walks exhaustively:
+ *
+ *  active:  CONNECTING -TCP_UP-> AWAIT_REP -REPLY-> CONNECTED
+ *  passive: AWAIT_REQ -REQUEST-> RECVD_REQ -ACCEPT-> CONNECTED
+ *  close:   CONNECTED -CLOSE-> CLOSING -DRAINED-> FIN_SENT -PEER_FIN-> CLOSED
+ *           CONNECTED -PEER_FIN-> CLOSED (drain, DISCONNECT, FIN, CLOSE)
+ *           any -ABORT/RESET/TIMEOUT-> CLOSED
+ *
+ * iw_cm sees, per connection:
+ *  active:  exactly one CONNECT_REPLY; if its status is 0, then at most one
+ *           DISCONNECT and exactly one CLOSE, in that order;
+ *  passive: one CONNECT_REQUEST to the listener; after a successful
+ *           accept, exactly one ESTABLISHED (queued by iw_accept itself),
+ *           then at most one DISCONNECT and exactly one CLOSE; nothing
+ *           after a reject or a failed accept, nor for a connection that
+ *           died before the consumer decided.
+ */
+#ifndef KIW_CEP_H
+#define KIW_CEP_H
+
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/timer.h>
+#include <linux/workqueue.h>
+#include <rdma/iw_cm.h>
+
+#include "kiw.h"
+#include "kiw_llp.h"
+#include "kiw_mpa.h"
+#include "kiw_sock.h"
+
+enum kiw_cep_state {
+	KIW_CEP_CONNECTING,	/* active: TCP handshake under way */
+	KIW_CEP_AWAIT_REP,	/* active: Request sent, reading the Reply */
+	KIW_CEP_AWAIT_REQ,	/* passive: reading the Request */
+	KIW_CEP_RECVD_REQ,	/* passive: the consumer decides */
+	KIW_CEP_CONNECTED,	/* Full Operation: the data path has the socket */
+	KIW_CEP_CLOSING,	/* graceful close: the TX finishes the SQ */
+	KIW_CEP_FIN_SENT,	/* our FIN is out: waiting for the peer's */
+	KIW_CEP_CLOSED,		/* the socket is released; terminal */
+	KIW_CEP_STATE_COUNT
+};
+
+enum kiw_cep_event {
+	KIW_CEP_EV_TCP_UP,	/* active: the TCP connection is up */
+	KIW_CEP_EV_REQUEST,	/* passive: a valid Request for the consumer */
+	KIW_CEP_EV_REFUSE,	/* passive: a valid Request kiw refuses itself */
+	KIW_CEP_EV_REPLY,	/* active: accepting Reply, negotiation done */
+	KIW_CEP_EV_REJECTED,	/* active: a Reply with R set */
+	KIW_CEP_EV_BAD_FRAME,	/* malformed frame, unusable negotiation, or
+				 * octets where the peer may send none
+				 */
+	KIW_CEP_EV_ACCEPT,	/* passive: accepted, the Reply is out */
+	KIW_CEP_EV_REJECT,	/* passive: the consumer rejects */
+	KIW_CEP_EV_CLOSE,	/* graceful close asked (modify to SQD) */
+	KIW_CEP_EV_DRAINED,	/* the TX sent what was posted before */
+	KIW_CEP_EV_PEER_FIN,	/* the peer closed its half */
+	KIW_CEP_EV_RESET,	/* the connection broke: RST, TCP error */
+	KIW_CEP_EV_TIMEOUT,	/* startup or close took too long */
+	KIW_CEP_EV_ABORT,	/* abortive close asked: ERR, destroy, teardown */
+	KIW_CEP_EV_COUNT
+};
+
+/* Actions of one step, carried out in this order (bit order). */
+enum kiw_cep_action {
+	KIW_CEP_ACT_SEND_REQUEST	= BIT(0),
+	KIW_CEP_ACT_SEND_REJECT		= BIT(1),  /* a Reply with R set */
+	KIW_CEP_ACT_UP_REQUEST		= BIT(2),  /* CONNECT_REQUEST */
+	KIW_CEP_ACT_UP_CONNECTED	= BIT(3),  /* CONNECT_REPLY, status 0 */
+	KIW_CEP_ACT_UP_FAILED		= BIT(4),  /* CONNECT_REPLY, an error */
+	KIW_CEP_ACT_UP_ESTABLISHED	= BIT(5),
+	KIW_CEP_ACT_DRAIN		= BIT(6),  /* kiw_llp_drain() */
+	KIW_CEP_ACT_UP_DISCONNECT	= BIT(7),
+	KIW_CEP_ACT_FIN			= BIT(8),  /* shut our half down */
+	KIW_CEP_ACT_RESET		= BIT(9),  /* close abortively */
+	KIW_CEP_ACT_RELEASE		= BIT(10), /* detach, release, unbind */
+	KIW_CEP_ACT_UP_CLOSE		= BIT(11),
+};
+
+#define KIW_CEP_ACT_UP_ANY (KIW_CEP_ACT_UP_REQUEST | KIW_CEP_ACT_UP_CONNECTED | \
+			    KIW_CEP_ACT_UP_FAILED | KIW_CEP_ACT_UP_ESTABLISHED | \
+			    KIW_CEP_ACT_UP_DISCONNECT | KIW_CEP_ACT_UP_CLOSE)
+
+struct kiw_cep_step {
+	enum kiw_cep_state next;
+	unsigned int actions;
+};
+
+/* Which deadline runs in a state. */
+enum kiw_cep_timer {
+	KIW_CEP_TIMER_NONE,
+	KIW_CEP_TIMER_STARTUP,	/* TCP connect/accept to the Reply */
+	KIW_CEP_TIMER_CLOSE,	/* graceful close to the peer's FIN */
+};
+
+/* Pure (kiw_cm_fsm.c, KUnit) */
+bool kiw_cep_fsm(enum kiw_cep_state state, enum kiw_cep_event ev,
+		 struct kiw_cep_step *step);
+enum kiw_cep_timer kiw_cep_timer_kind(enum kiw_cep_state state);
+bool kiw_cep_sock_event(enum kiw_cep_state state, int tcp_state, int tcp_err,
+			bool rcv_shutdown, enum kiw_cep_event *ev);
+const char *kiw_cep_state_name(enum kiw_cep_state state);
+const char *kiw_cep_event_name(enum kiw_cep_event ev);
+bool kiw_cm_addr_any(const struct sockaddr_storage *addr);
+bool kiw_cm_listen_dormant(bool wildcard, const struct net *dev_net,
+			   const struct net *caller_net);
+enum kiw_rtr kiw_cm_rtr(u8 mpa_rtr);
+
+/* Largest frame: header and 512 octets of private data. */
+#define KIW_CM_FRAME_MAX (sizeof(struct kiw_mpa_hdr) + KIW_MPA_PD_MAX)
+
+/*
+ * Consumer private data iw_cm can carry in an event (its length field is
+ * a u8). A frame with more is "PD_Length larger than the receive buffer"
+ * (RFC 5044 section 7.1.2 (9)): malformed, the connection is closed.
+ */
+#define KIW_CM_ULP_PD_MAX U8_MAX
+
+/* Requests posted to an endpoint's work (kiw_cep.events bits). */
+enum kiw_cep_post {
+	KIW_CEP_POST_ABORT,
+	KIW_CEP_POST_TIMEOUT,
+	KIW_CEP_POST_CLOSE,
+	KIW_CEP_POST_DRAINED,
+	KIW_CEP_POST_SOCK,	/* socket state or data changed */
+};
+
+struct kiw_listener;
+
+/*
+ * A connection endpoint: one TCP connection from its creation (iw_connect,
+ * or a connection a listener accepted) until its socket is released.
+ *
+ * References (ref):
+ *   sock     one while @sock is set (released with the socket): the socket
+ *            callbacks find the endpoint through sk_user_data
+ *   work     one per successful queue_work() of @work, dropped when it ran
+ *   qp       one while a QP points to it (qp->cep), see kiw_cep_bind_qp()
+ *   handle   one while it is in kdev->cm.pending (iw_cm's provider_data)
+ *   callers  temporary ones, taken under a lock that made it findable
+ * The endpoint in turn holds, while set: a QP reference (@qp), an iw_cm
+ * reference on @cm_id (add_ref), a listener reference (@listener).
+ *
+ * Contexts: socket callbacks and the timer run in softirq and only post
+ * (kiw_cep_post()); everything else runs in process context under @lock:
+ * the work, and the iw_cm hooks accept and reject.
+ */
+struct kiw_cep {
+	struct kref ref;
+	struct kiw_device *kdev;
+	struct list_head dev_entry;	/* kdev->cm.ceps, under kdev->cm.lock */
+	struct work_struct work;
+	unsigned long events;		/* BIT(enum kiw_cep_post), atomic */
+	struct timer_list timer;	/* posts KIW_CEP_POST_TIMEOUT */
+
+	/*
+	 * Protects all below. Held across the data path's attach, detach
+	 * and drain, socket calls, and the (non-blocking) iw_cm upcalls;
+	 * nothing that runs under it waits for an endpoint's work.
+	 */
+	struct mutex lock;
+	struct net *net;		/* the socket's netns (no reference) */
+	bool holds_sock;		/* under kdev->cm.lock: teardown waits */
+	enum kiw_cep_state state;
+	bool active;			/* we are the MPA initiator */
+	bool attached;			/* kiw_llp_attach() succeeded */
+	bool established;		/* the QP reached RTS through us */
+	unsigned long deadline;		/* jiffies, for the current timer kind */
+	struct socket *sock;
+	struct kiw_sock_cbs saved_cbs;
+	struct iw_cm_id *cm_id;
+	struct kiw_listener *listener;
+	struct list_head listen_entry;	/* under listener->lock */
+	u8 listen_list;			/* which list, under listener->lock */
+	unsigned long handle;		/* key in kdev->cm.pending, or 0 */
+	struct kiw_qp *qp;
+	int status;			/* CONNECT_REPLY status of a failure */
+	struct sockaddr_storage local;
+	struct sockaddr_storage remote;
+
+	/* MPA startup */
+	struct kiw_mpa_cfg cfg;		/* the device's settings at creation */
+	struct kiw_mpa_local mpa;	/* what we ask for and accept */
+	struct kiw_mpa_frame req;	/* sent (active) or received */
+	struct kiw_mpa_frame rep;	/* received (active) or sent */
+	struct kiw_mpa_result res;
+	const void *reject_pd;		/* iw_reject's private data, in a call */
+	u8 reject_pd_len;
+	u16 rx_len;			/* octets of the frame read so far */
+	u16 tx_len;			/* length of the frame in tx_buf */
+	u8 rx_buf[KIW_CM_FRAME_MAX];
+	u8 tx_buf[KIW_CM_FRAME_MAX];
+};
+
+/*
+ * A listener: one iw_create_listen() call (cm_id->provider_data), with a
+ * real listening socket in the device's netns, or dormant (no socket;
+ * kiw_cm_listen.c explains when).
+ *
+ * References (ref): iw_cm's (create_listen to destroy_listen), one per
+ * endpoint whose @listener points here, and temporary ones taken under
+ * kdev->cm.lock.
+ */
+struct kiw_listener {
+	struct kref ref;
+	struct kiw_device *kdev;
+	struct iw_cm_id *cm_id;		/* add_ref held until destroy */
+	struct list_head dev_entry;	/* kdev->cm.listeners, under cm.lock */
+	struct work_struct accept_work;
+	struct kiw_sock_cbs saved_cbs;
+
+	/*
+	 * Under kdev->cm.lock, for netns teardown (kiw_cm_dev.c): @net is the
+	 * socket's netns (no reference), set with @holds_sock, which is true
+	 * from the socket's creation until it has been released.
+	 */
+	struct net *net;
+	bool holds_sock;
+
+	/*
+	 * Serialises kiw_listener_stop(): a second caller returns only once
+	 * the socket is released. Outside @lock.
+	 */
+	struct mutex stop_lock;
+
+	/*
+	 * Protects the fields below. Taken inside kiw_cep.lock, never the
+	 * other way round.
+	 */
+	struct mutex lock;
+	struct socket *sock;		/* NULL: dormant, or stopped */
+	bool dead;			/* destroy_listen ran: no more upcalls */
+	struct list_head awaiting;	/* endpoints reading the Request */
+	struct list_head requested;	/* endpoints the consumer decides on */
+	unsigned int n_awaiting;
+	unsigned int n_requested;
+	unsigned int max_awaiting;
+	unsigned int backlog;		/* most endpoints in @requested */
+};
+
+/* kiw_cm.c */
+extern struct workqueue_struct *kiw_cm_wq;
+struct kiw_cep *kiw_cep_alloc(struct kiw_device *kdev, struct socket *sock,
+			      bool active);
+void kiw_cep_register(struct kiw_cep *cep);
+void kiw_cep_install(struct kiw_cep *cep);
+void kiw_cep_get(struct kiw_cep *cep);
+void kiw_cep_put(struct kiw_cep *cep);
+void kiw_cep_post(struct kiw_cep *cep, enum kiw_cep_post what);
+void kiw_cep_step(struct kiw_cep *cep, enum kiw_cep_event ev);
+void kiw_cep_arm_timer(struct kiw_cep *cep, unsigned int ms);
+int kiw_cep_bind_qp(struct kiw_cep *cep, u32 qpn);
+int kiw_cep_enter_full(struct kiw_cep *cep);
+void kiw_cep_connected(struct kiw_cep *cep);
+
+/* kiw_cm_mpa.c */
+void kiw_cep_mpa_input(struct kiw_cep *cep);
+int kiw_cep_send_request(struct kiw_cep *cep);
+int kiw_cep_send_reject(struct kiw_cep *cep);
+int kiw_cep_prepare_request(struct kiw_cep *cep,
+			    const struct iw_cm_conn_param *param);
+int kiw_cep_accept_mpa(struct kiw_cep *cep,
+		       const struct iw_cm_conn_param *param);
+void kiw_cep_llp_params(const struct kiw_cep *cep,
+			struct kiw_llp_params *params);
+
+/* kiw_cm_listen.c */
+void kiw_listener_put(struct kiw_listener *l);
+void kiw_listener_stop(struct kiw_listener *l);
+bool kiw_listener_request(struct kiw_cep *cep);
+void kiw_listener_leave(struct kiw_cep *cep);
+int kiw_iw_create_listen(struct iw_cm_id *cm_id, int backlog);
+int kiw_iw_destroy_listen(struct iw_cm_id *cm_id);
+
+#endif /* KIW_CEP_H */

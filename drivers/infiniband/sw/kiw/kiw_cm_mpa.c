@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * kiw MPA startup on the socket (RFC 5044 section 7.1, RFC 6581): build
+ * and send the Request and Reply, read the peer's frame with exact lengths
+ * (20 octets, then PD_Length) so that the first octet of Full Operation
+ * stays in the socket for the data path, and turn what arrives into
+ * endpoint events. kiw_mpa.c decides what the frames mean.
+ *
+ * What is refused, and how:
+ *  - a malformed frame (bad key, a Request where a Reply belongs or the
+ *    other way round, Rev 0 or above 2, PD_Length above 512 or above what
+ *    iw_cm can carry, an enhanced frame without its IRD/ORD word): error
+ *    code 4, the TCP connection is closed at once (RST), and an initiator's
+ *    consumer gets CONNECT_REPLY -EPROTO;
+ *  - a valid Request kiw cannot take (crc=required and C=0, no RTR type in
+ *    common): a Reply with R set, then a FIN;
+ *  - an initiator whose negotiation fails on a valid Reply (crc=required,
+ *    the responder's ORD above our IRD, a bad RTR choice): the connection
+ *    is reset and the consumer gets the kiw_mpa_err_errno() status;
+ *  - a peer that stays silent or stops halfway: the device's timeout.
+ * The Res bits and a Request's R bit are ignored.
+ */
+#include <linux/kernel.h>
+
+#include "kiw_cep.h"
+
+/* The frame an endpoint reads: a Request (responder) or a Reply. */
+static struct kiw_mpa_frame *kiw_cep_rx_frame(struct kiw_cep *cep)
+{
+	return cep->active ? &cep->rep : &cep->req;
+}
+
+static void kiw_cep_mpa_fail(struct kiw_cep *cep, enum kiw_mpa_err e)
+{
+	ibdev_warn_ratelimited(&cep->kdev->ibdev,
+			       "%pISpc: MPA %s refused: %s\n", &cep->remote,
+			       cep->active ? "Reply" : "Request",
+			       kiw_mpa_err_name(e));
+	cep->status = kiw_mpa_err_errno(e);
+	kiw_cep_step(cep, KIW_CEP_EV_BAD_FRAME);
+}
+
+/*
+ * The header is in: check it before reading PD_Length more octets. iw_cm
+ * events carry at most 255 octets of consumer private data, which is the
+ * receive buffer RFC 5044 7.1.2 (9) lets us hold the frame against.
+ */
+static enum kiw_mpa_err kiw_cep_check_hdr(struct kiw_cep *cep)
+{
+	struct kiw_mpa_frame *f = kiw_cep_rx_frame(cep);
+	u8 max_rev = cep->active ? cep->req.rev : KIW_MPA_REV_2;
+	enum kiw_mpa_err e;
+	unsigned int ulp;
+
+	e = kiw_mpa_parse_hdr(cep->rx_buf, cep->rx_len, !cep->active, max_rev,
+			      KIW_MPA_PD_MAX, f);
+	if (e)
+		return e;
+	ulp = f->pd_len - (f->enhanced ? sizeof(struct kiw_mpa_v2) : 0);
+	return ulp > KIW_CM_ULP_PD_MAX ? KIW_MPA_ERR_PD_BUF : KIW_MPA_OK;
+}
+
+/* A whole, well-formed Request: offer it to the consumer, or refuse it. */
+static void kiw_cep_got_request(struct kiw_cep *cep)
+{
+	enum kiw_mpa_err e;
+
+	/*
+	 * Nothing may follow the Request before our Reply: refuse such a
+	 * frame before the consumer hears of it (octets that arrive later
+	 * are caught in RECVD_REQ).
+	 */
+	if (kiw_sock_has_data(cep->sock)) {
+		kiw_cep_mpa_fail(cep, KIW_MPA_ERR_TRUNCATED);
+		return;
+	}
+	kiw_mpa_local_init(&cep->mpa, &cep->cfg, KIW_MAX_IRD, KIW_MAX_ORD);
+	e = kiw_mpa_check_request(&cep->mpa, &cep->req);
+	if (e) {
+		ibdev_info_ratelimited(&cep->kdev->ibdev,
+				       "%pISpc: MPA Request refused: %s\n",
+				       &cep->remote, kiw_mpa_err_name(e));
+		kiw_cep_step(cep, KIW_CEP_EV_REFUSE);
+		return;
+	}
+	kiw_cep_step(cep, KIW_CEP_EV_REQUEST);
+}
+
+/* A whole, well-formed Reply: rejected, refused, or Full Operation. */
+static void kiw_cep_got_reply(struct kiw_cep *cep)
+{
+	enum kiw_mpa_err e;
+
+	if (cep->rep.reject) {
+		cep->status = -ECONNREFUSED;
+		kiw_cep_step(cep, KIW_CEP_EV_REJECTED);
+		return;
+	}
+	e = kiw_mpa_negotiate(KIW_MPA_INITIATOR, &cep->mpa, &cep->req,
+			      &cep->rep, &cep->res);
+	if (e) {
+		kiw_cep_mpa_fail(cep, e);
+		return;
+	}
+	kiw_cep_connected(cep);
+}
+
+/*
+ * Read what the socket has of the peer's frame, never past its end, and
+ * act once it is complete. Called from the endpoint's work whenever the
+ * socket may have something, in AWAIT_REQ and AWAIT_REP.
+ */
+void kiw_cep_mpa_input(struct kiw_cep *cep)
+{
+	const unsigned int hdr = sizeof(struct kiw_mpa_hdr);
+	struct kiw_mpa_frame *f = kiw_cep_rx_frame(cep);
+	enum kiw_mpa_err e;
+	int n;
+
+	lockdep_assert_held(&cep->lock);
+	for (;;) {
+		unsigned int want = cep->rx_len < hdr ? hdr :
+				    hdr + f->pd_len;
+
+		if (cep->rx_len == want)
+			break;
+		n = kiw_sock_read(cep->sock, cep->rx_buf + cep->rx_len,
+				  want - cep->rx_len);
+		if (n == -EAGAIN)
+			return;
+		if (n <= 0) {
+			/* The peer closed or reset before finishing. */
+			cep->status = n ? n : -ECONNRESET;
+			kiw_cep_step(cep, n ? KIW_CEP_EV_RESET :
+					      KIW_CEP_EV_PEER_FIN);
+			return;
+		}
+		cep->rx_len += n;
+		if (cep->rx_len == hdr) {
+			e = kiw_cep_check_hdr(cep);
+			if (e) {
+				kiw_cep_mpa_fail(cep, e);
+				return;
+			}
+		}
+	}
+	e = kiw_mpa_parse_pd(f, cep->rx_buf + hdr, cep->rx_len - hdr);
+	if (e) {
+		kiw_cep_mpa_fail(cep, e);
+		return;
+	}
+	if (cep->active)
+		kiw_cep_got_reply(cep);
+	else
+		kiw_cep_got_request(cep);
+}
+
+/* Point a built frame's private data at our copy in tx_buf. */
+static void kiw_cep_own_pd(struct kiw_cep *cep, struct kiw_mpa_frame *f)
+{
+	unsigned int off = sizeof(struct kiw_mpa_hdr) +
+			   (f->enhanced ? sizeof(struct kiw_mpa_v2) : 0);
+
+	f->ulp_pd = f->ulp_pd_len ? cep->tx_buf + off : NULL;
+}
+
+/* iw_connect: our settings and the Request, built now, sent on TCP_UP. */
+int kiw_cep_prepare_request(struct kiw_cep *cep,
+			    const struct iw_cm_conn_param *param)
+{
+	int ret;
+
+	kiw_mpa_local_init(&cep->mpa, &cep->cfg, param->ird, param->ord);
+	cep->mpa.p2p = cep->cfg.p2p && cep->mpa.rev == KIW_MPA_REV_2;
+	ret = kiw_mpa_request_init(&cep->req, &cep->mpa, param->private_data,
+				   param->private_data_len);
+	if (ret)
+		return -EINVAL;
+	ret = kiw_mpa_build(&cep->req, cep->tx_buf, sizeof(cep->tx_buf));
+	if (ret < 0)
+		return ret;
+	cep->tx_len = ret;
+	kiw_cep_own_pd(cep, &cep->req);
+	return 0;
+}
+
+/* TCP is up: learn the connection's addresses, send the Request. */
+int kiw_cep_send_request(struct kiw_cep *cep)
+{
+	int ret = kiw_sock_addrs(cep->sock, &cep->local, &cep->remote);
+
+	if (ret)
+		return ret;
+	return kiw_sock_send(cep->sock, cep->tx_buf, cep->tx_len);
+}
+
+/*
+ * A Reply with R set (RFC 5044 7.1.2 (2)): the consumer's private data if
+ * it rejected, none if kiw refused. The connection is closed afterwards.
+ */
+int kiw_cep_send_reject(struct kiw_cep *cep)
+{
+	struct kiw_mpa_frame rep;
+	int ret;
+
+	ret = kiw_mpa_reply_init(&rep, &cep->mpa, &cep->req, true,
+				 cep->reject_pd, cep->reject_pd_len);
+	if (!ret)
+		ret = kiw_mpa_build(&rep, cep->tx_buf, sizeof(cep->tx_buf));
+	if (ret < 0)
+		return ret;
+	return kiw_sock_send(cep->sock, cep->tx_buf, ret);
+}
+
+/*
+ * iw_accept: the Reply for the consumer's IRD/ORD and private data, and
+ * what the two frames settle. The Reply is sent by the caller once the
+ * data path has the socket.
+ */
+int kiw_cep_accept_mpa(struct kiw_cep *cep,
+		       const struct iw_cm_conn_param *param)
+{
+	enum kiw_mpa_err e;
+	int ret;
+
+	kiw_mpa_local_init(&cep->mpa, &cep->cfg, param->ird, param->ord);
+	ret = kiw_mpa_reply_init(&cep->rep, &cep->mpa, &cep->req, false,
+				 param->private_data, param->private_data_len);
+	if (ret)
+		return -EINVAL;
+	e = kiw_mpa_negotiate(KIW_MPA_RESPONDER, &cep->mpa, &cep->req,
+			      &cep->rep, &cep->res);
+	if (e)
+		return kiw_mpa_err_errno(e);
+	ret = kiw_mpa_build(&cep->rep, cep->tx_buf, sizeof(cep->tx_buf));
+	if (ret < 0)
+		return ret;
+	cep->tx_len = ret;
+	kiw_cep_own_pd(cep, &cep->rep);
+	return 0;
+}
+
+/* What the data path is told at kiw_llp_attach(). */
+void kiw_cep_llp_params(const struct kiw_cep *cep,
+			struct kiw_llp_params *params)
+{
+	const struct kiw_mpa_result *res = &cep->res;
+
+	memset(params, 0, sizeof(*params));
+	params->sock = cep->sock;
+	params->initiator = cep->active;
+	params->mpa_rev = res->rev;
+	params->crc = res->crc;
+	params->tx_markers = res->tx_markers;
+	params->rx_markers = res->rx_markers;
+	params->ird = res->ird;
+	params->ord = res->ord;
+	params->rtr = kiw_cm_rtr(res->rtr);
+	params->hold_tx_until_rx = res->hold_tx;
+}

@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * kiw LLP hand-over (kiw_llp.h): the data path takes the socket's
+ * sk_data_ready and sk_write_space from the connection manager when MPA
+ * completes, and gives them back before the socket is released.
+ *
+ * Callbacks are switched with sk->sk_callback_lock held for writing, and
+ * ours run with it held for reading, so once kiw_llp_detach() has put the
+ * old ones back, no call of ours is still under way or can start: a call
+ * that read the pointer before the switch finds, under the lock, that it
+ * is no longer installed, and passes the event on to the one that is.
+ */
+#include <linux/tcp.h>
+#include <linux/workqueue.h>
+#include <net/sock.h>
+#include <net/tcp.h>
+
+#include "kiw_llp.h"
+#include "kiw_qp.h"
+
+/*
+ * The data path's workqueue: every QP's TX work item, and the receive
+ * work that takes over when one sk_data_ready call reaches its budget.
+ * Unbound (no per-QP or per-CPU threads); WQ_MEM_RECLAIM, since storage
+ * over RDMA (NFS, iSER, NVMe-oF) may need it to make progress while the
+ * system reclaims memory.
+ */
+struct workqueue_struct *kiw_tx_wq;
+
+int kiw_llp_init(void)
+{
+	kiw_tx_wq = alloc_workqueue("kiw_tx", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
+	return kiw_tx_wq ? 0 : -ENOMEM;
+}
+
+void kiw_llp_exit(void)
+{
+	destroy_workqueue(kiw_tx_wq);
+}
+
+static void kiw_llp_data_ready(struct sock *sk)
+{
+	void (*other)(struct sock *sk) = NULL;
+	struct kiw_qp *qp;
+
+	read_lock_bh(&sk->sk_callback_lock);
+	if (READ_ONCE(sk->sk_data_ready) != kiw_llp_data_ready) {
+		other = READ_ONCE(sk->sk_data_ready);
+	} else {
+		qp = kiw_llp_sk_qp(sk);
+		if (qp && kiw_rx_run(qp, sk, KIW_RX_BUDGET) == -EAGAIN)
+			queue_work(kiw_tx_wq, &qp->rx.work);
+	}
+	read_unlock_bh(&sk->sk_callback_lock);
+	if (other)
+		other(sk);
+}
+
+static void kiw_llp_write_space(struct sock *sk)
+{
+	void (*other)(struct sock *sk) = NULL;
+	struct kiw_qp *qp;
+
+	read_lock_bh(&sk->sk_callback_lock);
+	if (READ_ONCE(sk->sk_write_space) != kiw_llp_write_space) {
+		other = READ_ONCE(sk->sk_write_space);
+	} else if (sk_stream_is_writeable(sk) && sk->sk_socket) {
+		/* As sk_stream_write_space(): no more wakeups until asked. */
+		clear_bit(SOCK_NOSPACE, &sk->sk_socket->flags);
+		qp = kiw_llp_sk_qp(sk);
+		if (qp)
+			kiw_tx_kick(qp);
+	}
+	read_unlock_bh(&sk->sk_callback_lock);
+	if (other)
+		other(sk);
+}
+
+int kiw_llp_attach(struct kiw_qp *qp, const struct kiw_llp_params *params)
+{
+	struct sock *sk = params->sock->sk;
+	int ret;
+
+	if (READ_ONCE(qp->tx.sock) || qp->rx.sock)
+		return -EBUSY;
+	ret = kiw_tx_attach(qp, params);
+	if (!ret)
+		ret = kiw_rx_attach(qp, params);
+	if (ret) {
+		WRITE_ONCE(qp->tx.sock, NULL);
+		return ret;
+	}
+	/* Latency first, as siw (RFC 5044 Appendix A.2, MPA-AL-7). */
+	tcp_sock_set_nodelay(sk);
+
+	write_lock_bh(&sk->sk_callback_lock);
+	qp->rx.saved_data_ready = sk->sk_data_ready;
+	qp->tx.saved_write_space = sk->sk_write_space;
+	WRITE_ONCE(sk->sk_data_ready, kiw_llp_data_ready);
+	WRITE_ONCE(sk->sk_write_space, kiw_llp_write_space);
+	write_unlock_bh(&sk->sk_callback_lock);
+
+	/* FPDUs that came with the Reply, or before the switch. */
+	lock_sock(sk);
+	ret = kiw_rx_run(qp, sk, KIW_RX_BUDGET);
+	release_sock(sk);
+	if (ret == -EAGAIN)
+		queue_work(kiw_tx_wq, &qp->rx.work);
+	/* The QP is in RTS already: the RTR, or what was posted meanwhile. */
+	kiw_tx_kick(qp);
+	return 0;
+}
+
+void kiw_llp_detach(struct kiw_qp *qp)
+{
+	struct socket *sock = qp->rx.sock;
+	struct sock *sk;
+
+	if (!sock)
+		return;
+	sk = sock->sk;
+	write_lock_bh(&sk->sk_callback_lock);
+	WRITE_ONCE(sk->sk_data_ready, qp->rx.saved_data_ready);
+	WRITE_ONCE(sk->sk_write_space, qp->tx.saved_write_space);
+	write_unlock_bh(&sk->sk_callback_lock);
+
+	/* Nothing queues these any more; wait for what runs. */
+	cancel_work_sync(&qp->rx.work);
+	kiw_tx_detach(qp);
+	kiw_rx_detach(qp);
+}
+
+void kiw_llp_drain(struct kiw_qp *qp)
+{
+	struct socket *sock = qp->rx.sock;
+	struct sock *sk;
+
+	if (!sock)
+		return;
+	sk = sock->sk;
+	lock_sock(sk);
+	while (kiw_rx_run(qp, sk, KIW_RX_BUDGET) == -EAGAIN)
+		cond_resched();
+	release_sock(sk);
+}

@@ -1,0 +1,567 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * kiw transmit engine (see kiw_tx.h for its context and order): the work
+ * item, the SQ work requests (Send, Write, Read, local operations), Read
+ * Responses, the RTR and the Terminate, and the completion order of the
+ * SQ (kiw_read.h).
+ */
+#include <linux/log2.h>
+#include <linux/slab.h>
+#include <net/sock.h>
+#include <net/tcp.h>
+#include <kunit/visibility.h>
+
+#include "kiw_llp.h"
+#include "kiw_mem.h"
+#include "kiw_mpa.h"
+#include "kiw_qp.h"
+#include "kiw_ring.h"
+#include "kiw_tx_batch.h"
+
+/* Batches one run sends before it lets other QPs' work run. */
+#define KIW_TX_BUDGET	16
+/* Work requests in flight (sent or running, not yet completed). */
+#define KIW_TXC_MAX	256
+
+#define KIW_TERM_LOCAL_CATASTROPHIC \
+	KIW_TERM(KIW_TERM_LAYER_RDMAP, KIW_RDMAP_ETYPE_CATASTROPHIC, \
+		 KIW_RDMAP_ECODE_CATASTROPHIC)
+
+static_assert(!(KIW_MAX_ORD & (KIW_MAX_ORD - 1)) &&
+	      !(KIW_MAX_IRD & (KIW_MAX_IRD - 1)));
+
+static void kiw_tx_work(struct work_struct *work);
+
+void kiw_tx_qp_init(struct kiw_qp *qp)
+{
+	struct kiw_tx *tx = &qp->tx;
+
+	INIT_WORK(&tx->work, kiw_tx_work);
+	spin_lock_init(&tx->lock);
+	tx->cur.kind = KIW_TXM_NONE;
+}
+EXPORT_SYMBOL_IF_KUNIT(kiw_tx_qp_init);
+
+/* The last reference is gone: no work is queued or running. */
+void kiw_tx_qp_release(struct kiw_qp *qp)
+{
+	struct kiw_tx *tx = &qp->tx;
+
+	kiw_txb_free(tx->b);
+	kfree(tx->txc_rec);
+	kfree(tx->orq);
+	kfree(tx->irq);
+	tx->b = NULL;
+	tx->txc_rec = NULL;
+	tx->orq = NULL;
+	tx->irq = NULL;
+}
+EXPORT_SYMBOL_IF_KUNIT(kiw_tx_qp_release);
+
+void kiw_tx_kick(struct kiw_qp *qp)
+{
+	/* The caller holds a reference, so this one never is the last. */
+	kiw_qp_get(qp);
+	if (!queue_work(kiw_tx_wq, &qp->tx.work))
+		kiw_qp_put(qp);
+}
+
+static int kiw_tx_alloc(struct kiw_qp *qp)
+{
+	struct kiw_tx *tx = &qp->tx;
+
+	if (tx->b)
+		return 0;	/* a QP reused after RESET keeps them */
+	tx->b = kiw_txb_alloc();
+	tx->txc_rec = kcalloc(min_t(u32, qp->sq.num, KIW_TXC_MAX),
+			      sizeof(*tx->txc_rec), GFP_KERNEL);
+	tx->orq = kcalloc(KIW_MAX_ORD, sizeof(*tx->orq), GFP_KERNEL);
+	tx->irq = kcalloc(KIW_MAX_IRD, sizeof(*tx->irq), GFP_KERNEL);
+	if (tx->b && tx->txc_rec && tx->orq && tx->irq)
+		return 0;
+	kiw_tx_qp_release(qp);
+	return -ENOMEM;
+}
+
+/**
+ * kiw_tx_attach - set up the transmit state for a new connection
+ * @qp: the QP, not attached (no TX work touches the state)
+ * @p: the negotiated connection
+ *
+ * Context: process context, may sleep.
+ * Return: 0 or -ENOMEM.
+ */
+int kiw_tx_attach(struct kiw_qp *qp, const struct kiw_llp_params *p)
+{
+	struct kiw_tx *tx = &qp->tx;
+	unsigned long flags;
+	u32 pos, i;
+	int ret;
+
+	ret = kiw_tx_alloc(qp);
+	if (ret)
+		return ret;
+	tx->sqe = &tx->b->sqe;
+	tx->b->spill_len = 0;
+	tx->b->spill_off = 0;
+	tx->crc = p->crc;
+	tx->markers = p->tx_markers;
+	tx->rtr = p->initiator ? p->rtr : KIW_RTR_NONE;
+	tx->hold = !p->initiator &&
+		   (p->hold_tx_until_rx || p->rtr != KIW_RTR_NONE);
+	tx->term_sent = false;
+	tx->off = 0;
+	tx->mss = 0;
+	for (i = 0; i < KIW_DDP_QN_COUNT; i++)
+		tx->msn[i] = KIW_DDP_MSN_FIRST;
+	memset(&tx->cur, 0, sizeof(tx->cur));
+	tx->cur.kind = KIW_TXM_NONE;
+	tx->prefer_irq = false;
+	kiw_rdq_init(&tx->orq_q, KIW_MAX_ORD, min_t(u32, p->ord, KIW_MAX_ORD));
+	kiw_rdq_init(&tx->irq_q, KIW_MAX_IRD, min_t(u32, p->ird, KIW_MAX_IRD));
+	tx->irq_started = 0;
+	tx->orq_wait = false;
+
+	/* Completions carry on from the SQ's oldest entry. */
+	spin_lock_irqsave(&qp->sq.lock, flags);
+	pos = qp->sq.get;
+	spin_unlock_irqrestore(&qp->sq.lock, flags);
+	spin_lock_bh(&tx->lock);
+	kiw_txc_init(&tx->txc, tx->txc_rec,
+		     min_t(u32, qp->sq.num, KIW_TXC_MAX), pos);
+	tx->reaping = false;
+	tx->term = KIW_TERM_NONE;
+	tx->term_hdr_len = 0;
+	spin_unlock_bh(&tx->lock);
+
+	ibdev_dbg(&qp->kdev->ibdev,
+		  "QP %u: attach: %s rev %u crc %d markers tx %d rx %d ird %u ord %u rtr %d hold %d\n",
+		  qp->base.qp_num, p->initiator ? "initiator" : "responder",
+		  p->mpa_rev, p->crc, p->tx_markers, p->rx_markers, p->ird,
+		  p->ord, p->rtr, tx->hold);
+	WRITE_ONCE(tx->stop, false);
+	WRITE_ONCE(tx->sock, p->sock);
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(kiw_tx_attach);
+
+/*
+ * Stop the TX for good on this connection: no run sends on the socket
+ * once this returns. A kick that comes later queues a run that finds
+ * @stop and leaves.
+ */
+void kiw_tx_detach(struct kiw_qp *qp)
+{
+	struct kiw_tx *tx = &qp->tx;
+
+	WRITE_ONCE(tx->stop, true);
+	if (cancel_work_sync(&tx->work))
+		kiw_qp_put(qp);		/* the cancelled run's reference */
+	WRITE_ONCE(tx->sock, NULL);
+}
+EXPORT_SYMBOL_IF_KUNIT(kiw_tx_detach);
+
+/* ---- Completions in SQ order ---- */
+
+static void kiw_tx_complete(struct kiw_qp *qp, const struct kiw_txc_rec *rec,
+			    u32 pos)
+{
+	struct kiw_sqe sqe = {
+		.id = rec->id,
+		.pos = pos,
+		.opcode = rec->opcode,
+		.flags = rec->flags,
+	};
+
+	kiw_sq_complete(qp, &sqe, rec->status, rec->bytes);
+}
+
+/*
+ * libsiw rings the doorbell only when the last entry before the ones it
+ * just wrote is no longer valid, i.e. when it thinks kiw has gone idle on
+ * the SQ; kiw keeps entries valid until they complete. So whoever frees an
+ * entry looks at the next one the TX has not taken: if it is posted, the
+ * TX may never have been told. The barrier orders our free before that
+ * look, as libsiw's C11 atomics order its store before its look at our
+ * entry: one of the two sides sees the other's store.
+ */
+static void kiw_tx_sq_recheck(struct kiw_qp *qp, u32 tail)
+{
+	struct siw_sqe *ring = qp->sq.ring;
+
+	smp_mb();	/* pairs with libsiw's seq_cst store and load */
+	if (kiw_ring_posted(&ring[tail & (qp->sq.num - 1)]))
+		kiw_tx_kick(qp);
+}
+
+/**
+ * kiw_tx_reap - complete the finished work requests at the SQ's head
+ * @qp: the QP
+ *
+ * Called by whoever finished one (TX work, RX). Only one context writes
+ * completions at a time, so that they reach the CQ in SQ order; another
+ * one arriving meanwhile leaves its record to the one at work, which
+ * looks again each time it retakes the lock.
+ *
+ * Context: process or softirq context, no kiw lock held.
+ */
+void kiw_tx_reap(struct kiw_qp *qp)
+{
+	struct kiw_tx *tx = &qp->tx;
+	struct kiw_txc_rec rec;
+	bool freed = false;
+	u32 pos, tail;
+
+	spin_lock_bh(&tx->lock);
+	if (tx->reaping || !tx->txc.rec) {
+		spin_unlock_bh(&tx->lock);
+		return;
+	}
+	tx->reaping = true;
+	while (kiw_txc_pop(&tx->txc, &rec, &pos)) {
+		spin_unlock_bh(&tx->lock);
+		kiw_tx_complete(qp, &rec, pos);
+		freed = true;
+		spin_lock_bh(&tx->lock);
+	}
+	tx->reaping = false;
+	tail = tx->txc.tail;
+	spin_unlock_bh(&tx->lock);
+	if (freed && qp->user)
+		kiw_tx_sq_recheck(qp, tail);
+}
+
+void kiw_tx_done(struct kiw_qp *qp, u32 pos, enum ib_wc_status status)
+{
+	struct kiw_tx *tx = &qp->tx;
+
+	spin_lock_bh(&tx->lock);
+	kiw_txc_done(&tx->txc, pos, status);
+	spin_unlock_bh(&tx->lock);
+}
+
+/**
+ * kiw_tx_read_done - the RX placed the last segment of a Read Response
+ * @qp: the QP
+ * @orqe: the ORQ entry it answered (the RX pops it after this)
+ * @status: the Read's completion status
+ */
+void kiw_tx_read_done(struct kiw_qp *qp, const struct kiw_orqe *orqe,
+		      enum ib_wc_status status)
+{
+	if (orqe->rtr)
+		return;
+	kiw_tx_done(qp, orqe->sq_pos, status);
+	kiw_tx_reap(qp);
+}
+
+/**
+ * kiw_tx_charge - a Terminate from the peer: fail the oldest open request
+ * @qp: the QP
+ * @status: the status kiw_term_report() gives it
+ *
+ * The rest are flushed when the QP enters ERROR right after.
+ */
+void kiw_tx_charge(struct kiw_qp *qp, enum ib_wc_status status)
+{
+	struct kiw_tx *tx = &qp->tx;
+	u32 pos;
+
+	spin_lock_bh(&tx->lock);
+	if (tx->txc.rec && !kiw_txc_oldest_open(&tx->txc, &pos))
+		kiw_txc_done(&tx->txc, pos, status);
+	spin_unlock_bh(&tx->lock);
+	kiw_tx_reap(qp);
+}
+
+/**
+ * kiw_dp_terminate - the data path found an error: terminate the stream
+ * @qp: the QP
+ * @term: the error for the Terminate message
+ * @event: the QP's async event
+ * @hdr: the offending segment's DDP header, and its Read Request header
+ *	for a Read Request, as received (or rebuilt); NULL if none
+ * @hdr_len: octets at @hdr
+ * @seg_len: the offending segment's ULPDU_Length
+ *
+ * Only the first error counts (kiw_qp_terminate()); its headers are kept
+ * for the Terminate the TX sends next.
+ *
+ * Context: any but hard interrupt; no kiw lock held.
+ */
+void kiw_dp_terminate(struct kiw_qp *qp, kiw_term_t term,
+		      enum ib_event_type event, const void *hdr,
+		      unsigned int hdr_len, u16 seg_len)
+{
+	struct kiw_tx *tx = &qp->tx;
+
+	ibdev_warn_ratelimited(&qp->kdev->ibdev,
+			       "QP %u: terminating: layer %u type %u code 0x%02x\n",
+			       qp->base.qp_num, kiw_term_layer(term),
+			       kiw_term_etype(term), kiw_term_ecode(term));
+	if (hdr)
+		ibdev_dbg(&qp->kdev->ibdev, "QP %u: offending header %*ph\n",
+			  qp->base.qp_num, (int)min(hdr_len, 46U), hdr);
+	spin_lock_bh(&tx->lock);
+	if (!tx->term) {
+		tx->term = term;
+		tx->term_hdr_len = hdr ? min_t(unsigned int, hdr_len,
+					       sizeof(tx->term_hdr)) : 0;
+		memcpy(tx->term_hdr, hdr, tx->term_hdr_len);
+		tx->term_seg_len = seg_len;
+	}
+	spin_unlock_bh(&tx->lock);
+	kiw_qp_terminate(qp, term, event);
+}
+
+/* A work request failed locally: it completes with @status, the QP ends. */
+void kiw_tx_wqe_fail(struct kiw_qp *qp, u32 pos, enum ib_wc_status status)
+{
+	ibdev_dbg(&qp->kdev->ibdev, "QP %u: SQ entry %u failed: %s\n",
+		  qp->base.qp_num, pos, ib_wc_status_msg(status));
+	kiw_tx_done(qp, pos, status);
+	kiw_tx_reap(qp);
+	kiw_dp_terminate(qp, KIW_TERM_LOCAL_CATASTROPHIC, IB_EVENT_QP_FATAL,
+			 NULL, 0, 0);
+}
+
+/* The EMSS now, and the MULPDU it allows (RFC 5044 4.5, MPA-SZ-5). */
+static void kiw_tx_mss(struct kiw_tx *tx, u32 mss)
+{
+	unsigned int ulpdu;
+
+	if (mss == tx->mss && tx->mulpdu)
+		return;
+	tx->mss = mss;
+	tx->mulpdu = kiw_mpa_mulpdu(mss, tx->markers);
+	ulpdu = tx->mulpdu + KIW_MPA_FPDU_OVERHEAD + 3;
+	tx->fpdu_max = ulpdu + (tx->markers ? KIW_MPA_MARKER_SIZE *
+				(DIV_ROUND_UP(ulpdu, KIW_MPA_MARKER_INTERVAL -
+					      KIW_MPA_MARKER_SIZE) + 1) : 0);
+	/* Segments already cut stay as they are (RFC 5041 section 3). */
+	if (tx->cur.kind != KIW_TXM_NONE)
+		kiw_ddp_seg_set_mulpdu(&tx->cur.seg, tx->mulpdu);
+}
+
+/*
+ * Room in the socket? If not, ask for sk_write_space and look again, as
+ * tcp_poll() does, so that the wakeup cannot be missed.
+ */
+static bool kiw_tx_writeable(struct sock *sk)
+{
+	if (sk_stream_is_writeable(sk))
+		return true;
+	set_bit(SOCK_NOSPACE, &sk->sk_socket->flags);
+	/* the flag is visible before we look again (tcp_check_space()) */
+	smp_mb__after_atomic();
+	return sk_stream_is_writeable(sk);
+}
+
+/**
+ * kiw_tx_fill - fill a batch with the FPDUs that go next
+ * @qp: the QP
+ * @mss: the socket's EMSS now (MULPDU follows it)
+ * @space: octets the socket can take now
+ *
+ * Return: the number of FPDUs in the batch; 0 if there is nothing to send
+ * (or only local operations ran).
+ */
+unsigned int kiw_tx_fill(struct kiw_qp *qp, u32 mss, int space)
+{
+	struct kiw_tx *tx = &qp->tx;
+
+	kiw_tx_mss(tx, mss);
+	kiw_txb_begin(tx->b, max(space, 0));
+	while (kiw_txb_room(tx->b, tx->fpdu_max)) {
+		if (tx->cur.kind == KIW_TXM_NONE && !kiw_tx_next_msg(qp))
+			break;
+		if (kiw_tx_seg(qp))
+			break;
+	}
+	return tx->b->nr_fpdu;
+}
+EXPORT_SYMBOL_IF_KUNIT(kiw_tx_fill);
+
+/* The batch is in TCP's hands: the messages that ended in it are done. */
+void kiw_tx_batch_done(struct kiw_qp *qp)
+{
+	struct kiw_txb *b = qp->tx.b;
+	unsigned int i;
+
+	for (i = 0; i < b->nr_end; i++)
+		kiw_tx_done(qp, b->end[i].pos, IB_WC_SUCCESS);
+	b->nr_end = 0;
+	kiw_tx_reap(qp);
+}
+EXPORT_SYMBOL_IF_KUNIT(kiw_tx_batch_done);
+
+/* Send the batch; then what ended in it is done. */
+static int kiw_tx_commit(struct kiw_qp *qp, struct socket *sock)
+{
+	int ret;
+
+	ret = kiw_txb_send(qp->tx.b, sock, qp->tx.cur.kind != KIW_TXM_NONE);
+	if (!ret)
+		kiw_tx_batch_done(qp);
+	return ret;
+}
+
+/**
+ * kiw_tx_build_term - put the Terminate for qp->term in an empty batch
+ * @qp: the QP, in TERMINATE
+ *
+ * The headers kiw_dp_terminate() kept go in if they belong to this error
+ * (another layer may have terminated the QP first).
+ *
+ * Return: 0, or a negative errno (a bug).
+ */
+int kiw_tx_build_term(struct kiw_qp *qp)
+{
+	struct kiw_tx *tx = &qp->tx;
+	struct kiw_txb *b = tx->b;
+	u8 hdr[sizeof(tx->term_hdr)];
+	unsigned int hdr_len = 0, len;
+	unsigned long flags;
+	kiw_term_t term;
+	u16 seg_len = 0;
+	u8 *h;
+	int n;
+
+	spin_lock_irqsave(&qp->state_lock, flags);
+	term = qp->term;
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+	spin_lock_bh(&tx->lock);
+	if (tx->term == term) {
+		hdr_len = tx->term_hdr_len;
+		memcpy(hdr, tx->term_hdr, hdr_len);
+		seg_len = tx->term_seg_len;
+	}
+	spin_unlock_bh(&tx->lock);
+
+	kiw_txb_begin(b, KIW_TXB_BYTES);
+	h = kiw_txb_hdr(b);
+	kiw_ddp_build_untagged((struct kiw_ddp_untagged_hdr *)h,
+			       kiw_rdmap_ctrl(KIW_RDMAP_TERMINATE), 0,
+			       KIW_DDP_QN_TERMINATE,
+			       tx->msn[KIW_DDP_QN_TERMINATE]++, 0, true);
+	len = kiw_rdmap_term_build((struct kiw_rdmap_term *)
+				   (h + KIW_DDP_HDR_MAX_LEN), term,
+				   hdr_len ? hdr : NULL, hdr_len, seg_len);
+	n = kiw_txb_add(b, tx->off, tx->markers, tx->crc,
+			KIW_DDP_HDR_MAX_LEN + len);
+	if (n < 0)
+		return n;
+	tx->off += n;
+	tx->term_sent = true;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(kiw_tx_build_term);
+
+/* The connection is gone under us: the QP cannot go on. */
+static int kiw_tx_broken(struct kiw_qp *qp, int err)
+{
+	ibdev_dbg(&qp->kdev->ibdev, "QP %u: send failed: %d\n",
+		  qp->base.qp_num, err);
+	kiw_qp_error(qp);
+	return 0;
+}
+
+/*
+ * Nothing left to send (kiw_tx_fill() found no message): is that because
+ * everything posted is out, or because the SQ waits (ORD, fence, too many
+ * in flight)? Only the TX work asks, between batches.
+ */
+static bool kiw_tx_drained(struct kiw_qp *qp)
+{
+	struct kiw_tx *tx = &qp->tx;
+	struct siw_sqe *ring = qp->sq.ring;
+
+	if (tx->cur.kind != KIW_TXM_NONE || tx->b->spill_len ||
+	    kiw_rdq_head(&tx->irq_q) >= 0)
+		return false;	/* a Read Response still to send or in flight */
+	return !kiw_ring_posted(&ring[tx->txc.tail & (qp->sq.num - 1)]);
+}
+
+/* ERROR: nothing more goes out; the flush completed the SQ. */
+static void kiw_tx_halt(struct kiw_qp *qp)
+{
+	struct kiw_tx *tx = &qp->tx;
+
+	tx->cur.kind = KIW_TXM_NONE;
+	tx->b->spill_len = 0;
+	tx->b->spill_off = 0;
+	kiw_txb_put_refs(tx->b);
+	spin_lock_bh(&tx->lock);
+	tx->txc.head = tx->txc.tail;
+	spin_unlock_bh(&tx->lock);
+}
+
+/*
+ * One run of the work item. Return: -EAGAIN when the budget ran out with
+ * work left, 0 when there is nothing to do until the next kick.
+ */
+static int kiw_tx_run(struct kiw_qp *qp)
+{
+	struct kiw_tx *tx = &qp->tx;
+	unsigned int budget = KIW_TX_BUDGET;
+	enum kiw_qp_state state;
+	struct socket *sock;
+	int ret;
+
+	sock = READ_ONCE(tx->sock);
+	if (READ_ONCE(tx->stop) || !sock)
+		return 0;
+	for (;;) {
+		state = kiw_qp_state(qp);
+		if (state == KIW_QP_ERROR) {
+			kiw_tx_halt(qp);
+			return 0;
+		}
+		ret = kiw_txb_push_spill(tx->b, sock);
+		if (ret == -EAGAIN)
+			return 0;	/* sk_write_space kicks us */
+		if (ret)
+			return kiw_tx_broken(qp, ret);
+		if (state == KIW_QP_TERMINATE) {
+			if (!tx->term_sent) {
+				ret = kiw_tx_build_term(qp);
+				if (!ret)
+					ret = kiw_txb_send(tx->b, sock, false);
+				if (ret)
+					return kiw_tx_broken(qp, ret);
+				continue;	/* push what TCP left */
+			}
+			kiw_tx_reap(qp);
+			kiw_qp_error(qp);	/* flush, then the CM aborts */
+			return 0;
+		}
+		if (state == KIW_QP_IDLE || READ_ONCE(tx->hold))
+			return 0;
+		if (!budget--)
+			return -EAGAIN;
+		if (!kiw_tx_writeable(sock->sk))
+			return 0;
+		if (!kiw_tx_fill(qp, READ_ONCE(tcp_sk(sock->sk)->mss_cache),
+				 sk_stream_wspace(sock->sk))) {
+			kiw_tx_reap(qp);	/* local operations */
+			if (state == KIW_QP_CLOSING && kiw_tx_drained(qp))
+				kiw_cm_tx_drained(qp);
+			return 0;
+		}
+		ret = kiw_tx_commit(qp, sock);
+		if (ret)
+			return kiw_tx_broken(qp, ret);
+	}
+}
+
+static void kiw_tx_work(struct work_struct *work)
+{
+	struct kiw_tx *tx = container_of(work, struct kiw_tx, work);
+	struct kiw_qp *qp = container_of(tx, struct kiw_qp, tx);
+	int ret;
+
+	ret = kiw_tx_run(qp);
+	if (ret == -EAGAIN && queue_work(kiw_tx_wq, work))
+		return;			/* the reference goes with it */
+	kiw_qp_put(qp);
+}

@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * kiw transmit batches: a run of FPDUs handed to TCP with one sendmsg().
+ *
+ * The TX engine (kiw_tx.c) decides what goes into each FPDU: it writes
+ * the DDP (and RDMAP) header into kiw_txb_hdr(), names the payload with
+ * kiw_txb_src_local()/kiw_txb_src_tagged(), and closes the FPDU with
+ * kiw_txb_add(), which frames it (kiw_fpdu_build(): markers, PAD, CRC32c
+ * over the payload pages in one pass) as vectors. kiw_txb_send() then
+ * gives all of them to TCP, which copies them into its own buffers, so a
+ * work request is complete once its last FPDU was accepted.
+ *
+ * Memory regions. The payload is described by page vectors into the
+ * regions; a reference on each region is held from kiw_txb_src_*() until
+ * kiw_txb_send() returns, and never longer: dereg_mr waits for those
+ * references, and the peer may keep the socket full for as long as it
+ * likes. What TCP did not accept (the socket is full) is therefore
+ * copied into the spill buffer, and sent from there before anything else
+ * (kiw_txb_push_spill()); a batch is sized to the socket's free space, so
+ * that copy is the exception.
+ *
+ * Context: the TX work only (process context, may not sleep except in
+ * sendmsg(), which is called with MSG_DONTWAIT). No locks of its own.
+ */
+#ifndef KIW_TX_BATCH_H
+#define KIW_TX_BATCH_H
+
+#include <linux/bvec.h>
+#include <linux/net.h>
+#include <linux/types.h>
+
+#include "kiw_fpdu.h"
+#include "kiw_mem.h"
+#include "kiw_qp.h"
+
+#define KIW_TXB_FPDUS	16	/* FPDUs per batch */
+#define KIW_TXB_SRC	32	/* payload vectors per FPDU */
+#define KIW_TXB_REFS	16	/* regions referenced by one batch */
+#define KIW_TXB_BYTES	65536	/* octets per batch; also the spill size */
+#define KIW_TXB_VECS	(KIW_TXB_FPDUS * 12 + KIW_FPDU_TX_MAX_VEC(KIW_TXB_SRC))
+
+/* Longest header an FPDU starts with: untagged DDP plus inline data. */
+#define KIW_TXB_HDR_MAX	(KIW_DDP_HDR_MAX_LEN + KIW_MAX_INLINE)
+
+static_assert(KIW_DDP_HDR_MAX_LEN + KIW_RDMAP_TERM_MAX_LEN <= KIW_TXB_HDR_MAX);
+static_assert(KIW_DDP_HDR_MAX_LEN + sizeof(struct kiw_rdmap_read_req) <=
+	      KIW_TXB_HDR_MAX);
+
+/* One FPDU's octets that are not payload; the vectors point here. */
+struct kiw_txb_fpdu {
+	u8 hdr[KIW_MPA_ULPDU_LEN_SIZE + KIW_TXB_HDR_MAX];
+	struct kiw_fpdu_tx ftx;
+};
+
+/* A region the batch reads from, with the snapshot it was checked on. */
+struct kiw_txb_ref {
+	struct kiw_mr *mr;
+	struct kiw_mr_map map;
+	u32 key;		/* the lkey or STag it was found by */
+	bool remote;		/* checked as a Read source (STag) */
+};
+
+/* An SQ work request whose last FPDU is in the batch: its position. */
+struct kiw_txb_end {
+	u32 pos;
+};
+
+struct kiw_txb {
+	unsigned int nr_fpdu;
+	unsigned int nr_vec;
+	unsigned int nr_src;	/* payload vectors of the FPDU being built */
+	unsigned int nr_ref;
+	unsigned int nr_end;
+	unsigned int bytes;	/* octets the vectors describe */
+	unsigned int limit;	/* octets this batch should not exceed */
+	struct kiw_txb_fpdu *fpdu;	/* KIW_TXB_FPDUS, in the linear map */
+	struct kiw_txb_end end[KIW_TXB_FPDUS];
+	struct kiw_txb_ref ref[KIW_TXB_REFS];
+	struct bio_vec src[KIW_TXB_SRC];
+	struct bio_vec vec[KIW_TXB_VECS];
+	/* The octets of earlier batches TCP has not taken yet. */
+	u8 *spill;
+	unsigned int spill_len;
+	unsigned int spill_off;
+	/* The TX's copy of the SQ work request it is sending. */
+	struct kiw_sqe sqe;
+};
+
+struct kiw_txb *kiw_txb_alloc(void);
+void kiw_txb_free(struct kiw_txb *b);
+void kiw_txb_begin(struct kiw_txb *b, unsigned int limit);
+bool kiw_txb_room(const struct kiw_txb *b, unsigned int next);
+
+/* The current FPDU's header area, after the ULPDU_Length octets. */
+static inline u8 *kiw_txb_hdr(struct kiw_txb *b)
+{
+	return b->fpdu[b->nr_fpdu].hdr + KIW_MPA_ULPDU_LEN_SIZE;
+}
+
+int kiw_txb_src_local(struct kiw_txb *b, struct kiw_device *kdev,
+		      const struct ib_pd *pd, const struct siw_sge *sge,
+		      u32 off, u32 len, enum ib_wc_status *status);
+int kiw_txb_src_tagged(struct kiw_txb *b, struct kiw_device *kdev,
+		       const struct ib_pd *pd, u32 stag, u64 to, u32 len,
+		       kiw_term_t *term);
+void kiw_txb_src_reset(struct kiw_txb *b);
+int kiw_txb_add(struct kiw_txb *b, u32 start, bool markers, bool crc,
+		unsigned int hdr_len);
+void kiw_txb_end_msg(struct kiw_txb *b, u32 pos);
+void kiw_txb_put_refs(struct kiw_txb *b);
+int kiw_txb_send(struct kiw_txb *b, struct socket *sock, bool more);
+int kiw_txb_push_spill(struct kiw_txb *b, struct socket *sock);
+
+#endif /* KIW_TX_BATCH_H */

@@ -1,0 +1,100 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# Helpers for the connection manager's VM tests; source after lib.sh.
+#
+#   cm_setup                 two hosts, kiw loaded, kiw_a/kiw_b, cm_tool built
+#   mpa_set DEV KEY VALUE    a device's MPA setting (sysfs mpa/ group)
+#   cm_server NS ARGS...     start "cm_tool server ARGS" in NS, wait until it
+#                            listens; its output goes to $CM_SRV_OUT
+#   cm_server_wait           wait for it to end; its status in $CM_SRV_RC
+#   cm_client NS ARGS...     run "cm_tool client ARGS" in NS; output in
+#                            $CM_CLI_OUT, status in $CM_CLI_RC
+#   cm_get FILE KEY          a value of FILE's RESULT line
+#   cm_expect FILE k=v...    every k=v holds on FILE's RESULT line
+#   check_here "desc" cmd... as check, but cmd runs in this shell (it may
+#                            set variables or start background jobs)
+
+CM_TOOL=/tmp/cm_tool
+
+check_here() {
+	local desc=$1 rc=0 log=/tmp/check_here.out
+	shift
+	"$@" > "$log" 2>&1 || rc=$?
+	if [ "$rc" = 0 ]; then
+		ok "$desc"
+		return 0
+	fi
+	not_ok "$desc"
+	diag "command: $*" "exit status: $rc"
+	diag "$(cat "$log")"
+	return 1
+}
+CM_SRV_PID= CM_SRV_OUT= CM_SRV_RC= CM_CLI_OUT= CM_CLI_RC=
+CM_SEQ=0
+
+cm_tool_build() {
+	cc -O2 -Wall -o "$CM_TOOL" "$KIW_TOP/scripts/guest/cm_tool.c" \
+		-lrdmacm -libverbs
+}
+
+mpa_set() {
+	echo "$3" > "/sys/class/infiniband/$1/mpa/$2"
+}
+
+mpa_get() {
+	cat "/sys/class/infiniband/$1/mpa/$2"
+}
+
+cm_setup() {
+	check "two hosts: netns a and b joined by veth" kiw_hosts_up &&
+	check "modprobe kiw" kiw_load &&
+	check "kiw_a on veth-a, kiw_b on veth-b" kiw_devices_add &&
+	check "cm_tool builds" cm_tool_build
+}
+
+cm_server() {
+	local ns=$1
+	shift
+	CM_SEQ=$((CM_SEQ + 1))
+	CM_SRV_OUT=/tmp/cm_srv.$CM_SEQ
+	: > "$CM_SRV_OUT"
+	ip netns exec "$ns" "$CM_TOOL" server "$@" > "$CM_SRV_OUT" 2>&1 &
+	CM_SRV_PID=$!
+	wait_for 20 grep -q '^LISTENING' "$CM_SRV_OUT"
+}
+
+cm_server_wait() {
+	CM_SRV_RC=0
+	wait "$CM_SRV_PID" || CM_SRV_RC=$?
+	CM_SRV_PID=
+}
+
+cm_client() {
+	local ns=$1
+	shift
+	CM_SEQ=$((CM_SEQ + 1))
+	CM_CLI_OUT=/tmp/cm_cli.$CM_SEQ
+	CM_CLI_RC=0
+	ip netns exec "$ns" "$CM_TOOL" client "$@" > "$CM_CLI_OUT" 2>&1 ||
+		CM_CLI_RC=$?
+}
+
+cm_get() {
+	sed -n "s/^RESULT.* $2=\([0-9]*\).*/\1/p" "$1"
+}
+
+# cm_expect FILE k=v...: quiet on success; shows the file otherwise.
+cm_expect() {
+	local f=$1 kv k v got
+	shift
+	grep -q '^RESULT' "$f" || { cat "$f"; return 1; }
+	for kv in "$@"; do
+		k=${kv%%=*} v=${kv#*=}
+		got=$(cm_get "$f" "$k")
+		if [ "$got" != "$v" ]; then
+			echo "$k=$got, expected $v"
+			cat "$f"
+			return 1
+		fi
+	done
+}
