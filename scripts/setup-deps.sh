@@ -17,8 +17,8 @@ PACKAGES=(
 	linux-headers-6.12-amd64 linux-source-6.12
 	build-essential bc bison flex libelf-dev libssl-dev kmod dwarves
 	xz-utils python3 sparse
-	# the VM: QEMU, and a busybox initramfs
-	qemu-system-x86 busybox-static cpio
+	# the VM: QEMU, a busybox initramfs, and time(1) for its CPU time
+	qemu-system-x86 busybox-static cpio time
 	# RDMA user space, used inside the guests
 	rdma-core ibverbs-providers ibverbs-utils rdmacm-utils perftest
 	iproute2 python3-pyverbs ethtool iputils-ping procps

@@ -247,9 +247,14 @@ else
 	kiw_log "booting $kernel kernel $release: ${#scripts[@]} scripts (${names[*]}; timeout ${total}s, log $log)"
 fi
 start=$(kiw_now)
+# QEMU's CPU time (user + system), next to the wall time: the host is
+# shared, and the CPU time says what a boot costs whatever the load.
+cpu_time=()
+[ ! -x /usr/bin/time ] || cpu_time=(/usr/bin/time -o "$log.cpu" -f '%U %S')
+rm -f "$log.cpu"
 # KIW_VM_HOST_TIMEOUT: the host's limit, for the harness's self-test.
 timeout -k 10 "${KIW_VM_HOST_TIMEOUT:-$((guest_timeout + boot_allow))}" \
-	qemu-system-x86_64 -accel "$tcg" -cpu "$cpu" -smp "$smp" -m "$mem" \
+	"${cpu_time[@]}" qemu-system-x86_64 -accel "$tcg" -cpu "$cpu" -smp "$smp" -m "$mem" \
 	-nodefaults -nographic -no-reboot \
 	-kernel "$image" -initrd "$initrd" -append "$append" \
 	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
@@ -272,6 +277,8 @@ qemu_pid=
 for p in "${tail_pids[@]}"; do wait "$p" 2>/dev/null || true; done
 tail_pids=()
 elapsed=$(kiw_since "$start")
+cpu=$(tail -n 1 "$log.cpu" 2>/dev/null | awk 'NF == 2 { printf "%.0f", $1 + $2 }')
+[ -z "$cpu" ] || elapsed+=", CPU $cpu s"
 
 # The serial console ends its lines with \r\n.
 sed -i 's/\r$//' "$log"
