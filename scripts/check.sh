@@ -11,11 +11,26 @@
 #   vm      the VM tests scripts/tests/*.sh (--test NAME: only NAME.sh)
 #
 # Every check is one TAP line: each build, each checkpatch'ed file, each
-# KUnit case, each TAP line of each VM test, and one line per VM run for the
-# kernel staying clean. The last line is exactly "N passed, N failed";
-# skipped checks are listed but never counted as passed. The exit status is
-# non-zero when anything failed.
+# KUnit case, each TAP line of each VM test, one line per VM test script
+# and one per boot for the kernel staying clean. The last line is exactly
+# "N passed, N failed"; skipped checks are listed, counted apart, and never
+# counted as passed. The exit status is non-zero when anything failed.
+#
+# Order: what needs only Debian's stock kernel (static checks, the stock
+# kernel's VM tests) runs while the debug kernel builds in the background,
+# the first time; then what needs the debug kernel. Before the last line,
+# a time report: the wall and CPU time of every phase, of every boot, and
+# the guest time of every VM test, with a projection of a cold CI run
+# against its budget (Documentation/testing.rst, "Time budget").
+#
+# Environment: KIW_LONG=1 (the tests' long variants), KIW_TAP_TIMES=1
+# (every check of a VM test timed), KIW_VM_BATCH (tests per boot),
+# KIW_TESTS (the directory of the VM tests, default scripts/tests).
 set -euo pipefail
+# "producer | relay" runs relay in this shell (it counts the checks), and
+# the producer's CPU time is counted by "times" (a process substitution's
+# is not).
+shopt -s lastpipe
 . "$(dirname "$0")/lib.sh"
 
 only= test=
@@ -32,7 +47,6 @@ want() { [ -z "$only" ] || [ "$only" = "$1" ]; }
 LOGS=$KIW_TOP/build/logs
 mkdir -p "$LOGS"
 N=0 PASSED=0 FAILED=0 SKIPPED=0
-TIMES=()
 START=$(kiw_now)
 
 # --- TAP bookkeeping --------------------------------------------------------
@@ -47,11 +61,12 @@ diag() { sed 's/^/# /'; }
 # with_status; the status is left in RELAY_STATUS. Anything that is not TAP
 # is shown as a comment. The markers of a VM run (vm.sh --markers) switch
 # the prefix to the script's name and end each script with a line of its
-# own (test_end); vm.sh's verdict on a failed run is kept in RELAY_VERDICT.
-RELAY_STATUS= RELAY_VERDICT=
+# own (test_end); vm.sh's verdict on a failed run is kept in RELAY_VERDICT,
+# the CPU time it reports in RELAY_CPU.
+RELAY_STATUS= RELAY_VERDICT= RELAY_CPU=
 relay() {
 	local prefix=$1 line desc re='^(not )?ok [0-9]+( -)? ?(.*)$'
-	RELAY_STATUS= RELAY_VERDICT=
+	RELAY_STATUS= RELAY_VERDICT= RELAY_CPU=
 	while IFS= read -r line; do
 		if [[ $line =~ ^KIW-STATUS\ ([0-9]+)$ ]]; then
 			RELAY_STATUS=${BASH_REMATCH[1]}
@@ -63,6 +78,10 @@ relay() {
 			prefix=
 		elif [[ $line =~ ^KIW-TEST-TIMEOUT\ ([^ ]+) ]]; then
 			echo "# ${BASH_REMATCH[1]} outlived its timeout: killed (blocked tasks on the console)"
+		elif [[ $line =~ ^\[kiw\]\ (PASS|FAIL)\ [^:]*\ \([0-9]+\ s,\ CPU\ ([0-9]+)\ s\) ]]; then
+			RELAY_CPU=${BASH_REMATCH[2]}
+			[[ ! $line =~ ^\[kiw\]\ FAIL\ [^:]*:\ (.*)$ ]] || RELAY_VERDICT=${BASH_REMATCH[1]}
+			echo "# $line"
 		elif [[ $line =~ ^\[kiw\]\ FAIL\ [^:]*:\ (.*)$ ]]; then
 			RELAY_VERDICT=${BASH_REMATCH[1]}
 			echo "# $line"
@@ -71,7 +90,8 @@ relay() {
 			if [ -n "${BASH_REMATCH[1]}" ]; then
 				fail "$prefix$desc"
 			elif [[ $desc =~ \#[[:space:]]*[Ss][Kk][Ii][Pp] ]]; then
-				skipped "$prefix${desc%%#*}"
+				desc=${desc%%#*}
+				skipped "$prefix${desc%"${desc##*[![:space:]]}"}"
 			else
 				pass "$prefix$desc"
 			fi
@@ -86,159 +106,71 @@ relay() {
 }
 
 # with_status cmd...: run cmd, stderr included, then print its exit status
-# for relay. (Process substitutions inherit set -e: "cmd; echo $?" would
-# never get to the echo when cmd fails.)
+# for relay. (The pipeline's first part inherits set -e: "cmd; echo $?"
+# would never get to the echo when cmd fails.)
 with_status() {
 	local rc=0
 	"$@" 2>&1 || rc=$?
 	echo "KIW-STATUS $rc"
 }
 
+# --- time -------------------------------------------------------------------
+
+# cpu_now: CPU_NOW = the CPU seconds (user + system) of this script's
+# finished children so far, from the shell's own "times". Never call it in
+# a subshell ($(...)): a subshell's children start from zero.
+CPU_NOW=0
+cpu_now() {
+	local u s um us sm ss
+	times > "$LOGS/.check-times"
+	{ read -r _ _; read -r u s; } < "$LOGS/.check-times"
+	um=${u%%m*} us=${u#*m} sm=${s%%m*} ss=${s#*m}
+	us=${us%%.*} ss=${ss%%.*}
+	CPU_NOW=$(( (um + sm) * 60 + 10#$us + 10#$ss ))
+}
+
+# Rows of the time report: "phase|wall|cpu", "boot|kernel|wall|cpu|scripts|
+# tests", "secs|name|kernel|boot|timeout".
+PHASE_ROWS=() BOOT_ROWS=() TEST_ROWS=()
+
 # phase NAME FUNCTION: run a phase and time it.
 phase() {
-	local start
+	local start cpu
 	start=$(kiw_now)
+	cpu_now
+	cpu=$CPU_NOW
 	echo "# === $1"
 	"$2"
-	TIMES+=("$1: $(kiw_since "$start")")
+	cpu_now
+	PHASE_ROWS+=("$1|$(( $(kiw_now) - start ))|$((CPU_NOW - cpu))")
 	echo "# === $1 took $(kiw_since "$start")"
 }
 
-# --- the phases -------------------------------------------------------------
+# --- the VM tests and their boots -------------------------------------------
 
-deps() {
-	if "$KIW_TOP/scripts/setup-deps.sh" > "$LOGS/deps.log" 2>&1; then
-		pass "deps: Debian packages installed"
+TESTS_DIR=${KIW_TESTS:-$KIW_TOP/scripts/tests}
+TESTS=()
+select_tests() {
+	if [ -n "$test" ]; then
+		TESTS=("$TESTS_DIR/$test.sh")
 	else
-		fail "deps: scripts/setup-deps.sh failed"
-		diag < "$LOGS/deps.log"
-		summary
+		TESTS=("$TESTS_DIR"/*.sh)
 	fi
 }
 
-# The kernels the selected phases need. Building the debug kernel takes
-# 10-20 minutes: only when KUnit or a debug VM test will run. The static
-# checks use it only when it is already there.
-STOCK_KDIR= DEBUG_DIR=
-kernels() {
-	local dir t need_stock=0 need_debug=0
-	STOCK_KDIR=$(kiw_stock_kdir)
-	! want kunit || need_debug=1
-	if want vm; then
-		for t in "${TESTS[@]}"; do
-			[ -f "$t" ] || continue
-			case "$(test_param "$t" kernel)" in
-			stock) need_stock=1 ;;
-			*)     need_debug=1 ;;
-			esac
-		done
-	fi
-	if [ "$need_stock" = 1 ]; then
-		if "$KIW_TOP/scripts/stock-kernel.sh" > "$LOGS/stock-kernel.log" 2>&1; then
-			pass "kernel: Debian's stock kernel $(kiw_stock_release) unpacked"
-		else
-			fail "kernel: fetching Debian's stock kernel failed"
-			diag < "$LOGS/stock-kernel.log"
-		fi
-	fi
-	dir=$("$KIW_TOP/scripts/debug-kernel.sh" --print)
-	if [ "$need_debug" = 0 ]; then
-		[ ! -f "$dir/.done" ] || DEBUG_DIR=$dir
-		return 0
-	fi
-	[ -f "$dir/.done" ] || {
-		BUILT_DEBUG=1
-		echo "# building the debug kernel (10-20 minutes on 2 cores; log: $LOGS/debug-kernel.log)"
-	}
-	if dir=$("$KIW_TOP/scripts/debug-kernel.sh" 2> "$LOGS/debug-kernel.log" | tail -n 1) &&
-	   [ -f "$dir/.done" ]; then
-		DEBUG_DIR=$dir
-		pass "kernel: debug kernel $(cat "$dir/release")"
-	else
-		fail "kernel: building the debug kernel failed"
-		tail -n 40 "$LOGS/debug-kernel.log" | diag
-	fi
-}
-
-# static_build NAME KDIR WHAT ARGS...: a fresh build (so that every file is
-# compiled, and warns, again) in build/static-NAME; any diagnostic fails.
-static_build() {
-	local name=$1 kdir=$2 what=$3 dir log rc=0 findings
-	shift 3
-	dir=$KIW_TOP/build/static-$name
-	log=$LOGS/static-$name.log
-	rm -rf "$dir"
-	"$KIW_TOP/scripts/kbuild.sh" "$kdir" "$dir" modules "$@" > "$log" 2>&1 || rc=$?
-	# Compiler and modpost diagnostics, and any line naming one of kiw's
-	# sources with a line number: sparse does not always say "warning".
-	findings=$(grep -E '(warning|error|note):|WARNING:|ERROR:|\*\*\*' "$log"
-		   grep -E '(drivers/infiniband/sw/kiw|include/kiw|kunit)/[^ :]+:[0-9]+' "$log") || true
-	if [ "$rc" = 0 ] && [ -z "$findings" ]; then
-		pass "static: $what"
-	else
-		fail "static: $what (status $rc; log $log)"
-		{ [ -n "$findings" ] && sort -u <<<"$findings" || tail -n 20 "$log"; } | head -n 60 | diag
-	fi
-}
-
-# One build per kernel does both: with W=1 and C=2, kbuild compiles every
-# file with the extra warnings and runs sparse on it.
-static() {
-	local rel
-	rel=$(kiw_stock_release)
-	static_build "$rel" "$STOCK_KDIR" "W=1 build and sparse (C=2) against $rel: no warnings" W=1 C=2
-	# The debug kernel has KUnit, so this also covers kunit/.
-	if [ -n "$DEBUG_DIR" ]; then
-		rel=$(cat "$DEBUG_DIR/release")
-		static_build "$rel" "$DEBUG_DIR/build" \
-			"W=1 build and sparse (C=2) against $rel (with kunit/): no warnings" W=1 C=2
-	else
-		skipped "static: W=1 and sparse against the debug kernel (not built yet; run make check)"
-	fi
-	checkpatch
-}
-
-checkpatch() {
-	local src f out files
-	src=$(kiw_linux_src)
-	files=$(cd "$KIW_TOP" && find drivers include kunit -name '*.[ch]' | sort)
-	[ -n "$files" ] || { fail "checkpatch: no .c/.h files found"; return; }
-	for f in $files; do
-		if out=$("$src/scripts/checkpatch.pl" --strict --no-tree --file --quiet \
-			   --show-types "$KIW_TOP/$f" 2>&1); then
-			pass "checkpatch --strict: $f"
-		else
-			fail "checkpatch --strict: $f"
-			diag <<<"$out"
-		fi
-	done
-}
-
-kunit() {
-	local failed_before=$FAILED
-	relay "" < <(with_status "$KIW_TOP/scripts/kunit.sh")
-	# kunit.sh reports every failure as a TAP line; if it died before it
-	# could, say so.
-	if [ "${RELAY_STATUS:-255}" != 0 ] && [ "$FAILED" = "$failed_before" ]; then
-		fail "kunit: scripts/kunit.sh failed (status ${RELAY_STATUS:-none})"
-	fi
-}
-
-# The header of a test: "# kiw-vm: kernel=debug timeout=300 [mem=MB] [siw=yes]"
-# (kernel: stock or debug, the default; timeout: seconds for the script;
-# mem: guest memory, default 1024; siw=yes: the test loads siw as a peer,
-# built for the stock kernel).
+# The header of a test: "# kiw-vm: kernel=debug timeout=300 [mem=MB]
+# [siw=yes] [batch=alone]" (kernel: stock or debug, the default; timeout:
+# seconds for the script; mem: guest memory, default 1024; siw=yes: the
+# test loads siw as a peer, built for the stock kernel; batch=alone: a boot
+# of its own, for a test that changes the guest for good or runs long).
 test_param() {
 	sed -n "s/^# kiw-vm:.*\\b$2=\\([^ ]*\\).*/\\1/p" "$1" | head -n 1
 }
 
-# A VM test's header: "# kiw-vm: kernel=debug timeout=300 [mem=MB] [siw=yes]
-# [batch=alone]". Tests with the same kernel and needs share a boot (a
-# batch, at most KIW_VM_BATCH of them, default 10; 1 boots once per test);
-# batch=alone gets a boot of its own (a test that changes the guest for
-# good, or runs for long).
+# Tests with the same kernel and needs share a boot (a batch, at most
+# KIW_VM_BATCH of them, default 10; 1 boots once per test).
 KIW_VM_BATCH=${KIW_VM_BATCH:-10}
-BATCH_KEYS=() BATCH_TESTS=()
+BATCH_KEYS=() BATCH_TESTS=() NEED_STOCK=0 NEED_DEBUG=0
 plan_batches() {
 	local t kernel mem siw key i found
 	BATCH_KEYS=() BATCH_TESTS=()
@@ -247,8 +179,12 @@ plan_batches() {
 		kernel=$(test_param "$t" kernel)
 		mem=$(test_param "$t" mem)
 		siw=$(test_param "$t" siw)
-		# the debug kernel has siw: only the stock kernel's boots differ
-		[ "${kernel:-debug}" = stock ] || siw=
+		case "${kernel:-debug}" in
+		stock) NEED_STOCK=1 ;;
+		debug) NEED_DEBUG=1; siw= ;; # the debug kernel has siw
+		*) fail "vm: ${t#"$KIW_TOP"/}: kernel=$kernel is neither stock nor debug"
+		   continue ;;
+		esac
 		key="${kernel:-debug} ${mem:-default} ${siw:-no}"
 		found=
 		if [ "$(test_param "$t" batch)" != alone ]; then
@@ -268,17 +204,15 @@ plan_batches() {
 }
 
 # The scripts of the boot now running: name -> "" (not begun), "running",
-# "done"; and the time each took (for the summary).
-declare -A VM_STATE=()
-TEST_TIMES=()
+# "done"; and, per script, its guest time.
+declare -A VM_STATE=() VM_SECS=()
 
 # test_end NAME EXIT SECONDS CLEANUP: the line for one script of a boot.
 test_end() {
-	local name=$1 rc=$2 secs=$3 clean=$4 what
+	local name=$1 rc=$2 secs=$3 clean=$4
 	VM_STATE[$name]=done
-	TEST_TIMES+=("$secs $name")
+	VM_SECS[$name]=$secs
 	echo "# --- $name took $secs s"
-	what="$name: script exited 0, guest clean after it ($secs s)"
 	if [ "$rc" = 124 ]; then
 		fail "$name: timed out ($secs s; its timeout= in the header)"
 	elif [ "$rc" != 0 ]; then
@@ -286,19 +220,20 @@ test_end() {
 	elif [ "$clean" != ok ]; then
 		fail "$name: the guest could not be cleaned up after it (see above)"
 	else
-		pass "$what"
+		pass "$name: script exited 0, guest clean after it ($secs s)"
 	fi
 }
 
 BOOTS=0
 vm_boot() {
-	local key=$1 kernel mem siw t t_out name names=() list args=() st start secs sum=0 missing=0
+	local key=$1 kernel mem siw t t_out name names=() list args=() st start secs
+	local sum=0 missing=0 label
 	read -r kernel mem siw <<<"$key"
 	[ "$siw" != yes ] || args+=(--with-siw)
 	[ "$mem" = default ] || args+=(--mem "$mem")
 	shift
 	BOOTS=$((BOOTS + 1))
-	VM_STATE=()
+	VM_STATE=() VM_SECS=()
 	for t in "$@"; do
 		name=$(basename "$t" .sh)
 		names+=("$name")
@@ -306,10 +241,13 @@ vm_boot() {
 		t_out=$(test_param "$t" timeout)
 		args+=(--timeout "${t_out:-300}" --script "$t")
 	done
-	echo "# === boot $BOOTS: $kernel kernel${siw/yes/, siw}${mem/default/}: ${names[*]}"
+	label="$kernel kernel"
+	[ "$siw" != yes ] || label+=", siw"
+	[ "$mem" = default ] || label+=", $mem MB"
+	echo "# === boot $BOOTS: $label: ${names[*]}"
 	start=$(kiw_now)
-	relay "" < <(with_status "$KIW_TOP/scripts/vm.sh" --kernel "$kernel" --markers \
-		--log "$LOGS/boot$BOOTS-$kernel.log" "${args[@]}")
+	with_status "$KIW_TOP/scripts/vm.sh" --kernel "$kernel" --markers \
+		--log "$LOGS/boot$BOOTS-$kernel.log" "${args[@]}" | relay ""
 	st=${RELAY_STATUS:-255}
 	secs=$(( $(kiw_now) - start ))
 	for name in "${names[@]}"; do
@@ -336,90 +274,271 @@ vm_boot() {
 		EOF
 	     ;;
 	esac
-	for t in "${TEST_TIMES[@]}"; do sum=$(awk -v a="$sum" -v b="${t%% *}" 'BEGIN { print a + b }'); done
-	TIMES+=("boot $BOOTS ($kernel, ${#names[@]} tests): $secs s, of which the scripts $(printf '%.0f' "$sum") s")
-	echo "# === boot $BOOTS took $secs s (scripts $(printf '%.0f' "$sum") s; build, boot, kmemleak scans and cleanup the rest)"
-	ALL_TEST_TIMES+=("${TEST_TIMES[@]}")
-	TEST_TIMES=()
+	for t in "$@"; do
+		name=$(basename "$t" .sh)
+		[ -n "${VM_SECS[$name]:-}" ] || continue
+		sum=$(awk -v a="$sum" -v b="${VM_SECS[$name]}" 'BEGIN { print a + b }')
+		t_out=$(test_param "$t" timeout)
+		TEST_ROWS+=("${VM_SECS[$name]}|$name|$kernel|$BOOTS|${t_out:-300}")
+	done
+	sum=$(printf '%.0f' "$sum")
+	BOOT_ROWS+=("$BOOTS|$kernel|$secs|${RELAY_CPU:-?}|$sum|${#names[@]}")
+	echo "# === boot $BOOTS took $secs s, CPU ${RELAY_CPU:-?} s (scripts $sum s; build, boot, kmemleak scans and cleanup the rest)"
 }
 
-# The VM tests to run: all of scripts/tests/, or the one of --test.
-TESTS=()
-select_tests() {
-	if [ -n "$test" ]; then
-		TESTS=("$KIW_TOP/scripts/tests/$test.sh")
+# vm_boots stock|debug: every planned boot of that kernel.
+vm_boots() {
+	local i
+	for i in "${!BATCH_KEYS[@]}"; do
+		[[ ${BATCH_KEYS[$i]} == "$1 "* ]] || continue
+		# shellcheck disable=SC2086
+		vm_boot "${BATCH_KEYS[$i]}" ${BATCH_TESTS[$i]}
+	done
+}
+vm_stock() { vm_boots stock; }
+vm_debug() {
+	if [ -z "$DEBUG_DIR" ]; then
+		fail "vm: the debug kernel's tests: no debug kernel (see above)"
+		return
+	fi
+	vm_boots debug
+}
+
+# --- the phases -------------------------------------------------------------
+
+deps() {
+	if "$KIW_TOP/scripts/setup-deps.sh" > "$LOGS/deps.log" 2>&1; then
+		pass "deps: Debian packages installed"
 	else
-		TESTS=("$KIW_TOP"/scripts/tests/*.sh)
+		fail "deps: scripts/setup-deps.sh failed"
+		diag < "$LOGS/deps.log"
+		summary
 	fi
 }
 
-ALL_TEST_TIMES=()
-vm() {
-	local i
-	plan_batches
-	# The stock kernel's boots first: they are the quick ones.
-	for i in "${!BATCH_KEYS[@]}"; do
-		[[ ${BATCH_KEYS[$i]} == stock* ]] || continue
-		# shellcheck disable=SC2086
-		vm_boot "${BATCH_KEYS[$i]}" ${BATCH_TESTS[$i]}
-	done
-	for i in "${!BATCH_KEYS[@]}"; do
-		[[ ${BATCH_KEYS[$i]} != stock* ]] || continue
-		# shellcheck disable=SC2086
-		vm_boot "${BATCH_KEYS[$i]}" ${BATCH_TESTS[$i]}
+# The kernels the selected phases need. The stock kernel is fetched here;
+# the debug kernel, when it is needed and not built yet (10-20 minutes),
+# is built in the background while the phases that do not need it run
+# (wait_debug). The static checks use it only when it is there anyway.
+STOCK_KDIR= DEBUG_DIR= DEBUG_BUILD_PID= DEBUG_BUILD_START= BUILT_DEBUG=0
+kernels() {
+	local dir
+	STOCK_KDIR=$(kiw_stock_kdir)
+	if [ "$NEED_STOCK" = 1 ] || want static; then
+		if "$KIW_TOP/scripts/stock-kernel.sh" > "$LOGS/stock-kernel.log" 2>&1; then
+			pass "kernel: Debian's stock kernel $(kiw_stock_release) unpacked"
+		else
+			fail "kernel: fetching Debian's stock kernel failed"
+			diag < "$LOGS/stock-kernel.log"
+		fi
+	fi
+	dir=$("$KIW_TOP/scripts/debug-kernel.sh" --print)
+	if [ -f "$dir/.done" ]; then
+		DEBUG_DIR=$dir
+		[ "$NEED_DEBUG" = 0 ] || pass "kernel: debug kernel $(cat "$dir/release") (cached)"
+		return 0
+	fi
+	[ "$NEED_DEBUG" = 1 ] || return 0
+	BUILT_DEBUG=1
+	DEBUG_BUILD_START=$(kiw_now)
+	echo "# building the debug kernel in the background (10-20 minutes on 2 cores; log: $LOGS/debug-kernel.log)"
+	# A session of its own, so that it can be stopped as a whole.
+	setsid /usr/bin/time -o "$LOGS/debug-kernel.cpu" -f '%U %S' \
+		"$KIW_TOP/scripts/debug-kernel.sh" > "$LOGS/debug-kernel.out" 2> "$LOGS/debug-kernel.log" &
+	DEBUG_BUILD_PID=$!
+}
+stop_debug_build() {
+	[ -z "$DEBUG_BUILD_PID" ] || kill -- "-$DEBUG_BUILD_PID" 2>/dev/null || true
+}
+trap stop_debug_build EXIT
+
+DEBUG_BUILD_WALL= DEBUG_BUILD_CPU=
+wait_debug() {
+	local rc=0 dir
+	wait "$DEBUG_BUILD_PID" || rc=$?
+	DEBUG_BUILD_PID=
+	DEBUG_BUILD_WALL=$(( $(kiw_now) - DEBUG_BUILD_START ))
+	DEBUG_BUILD_CPU=$(tail -n 1 "$LOGS/debug-kernel.cpu" 2>/dev/null |
+			  awk 'NF == 2 { printf "%.0f", $1 + $2 }')
+	dir=$(tail -n 1 "$LOGS/debug-kernel.out" 2>/dev/null) || true
+	if [ "$rc" = 0 ] && [ -n "$dir" ] && [ -f "$dir/.done" ]; then
+		DEBUG_DIR=$dir
+		pass "kernel: debug kernel $(cat "$dir/release") built ($DEBUG_BUILD_WALL s, CPU ${DEBUG_BUILD_CPU:-?} s)"
+	else
+		fail "kernel: building the debug kernel failed (status $rc)"
+		tail -n 40 "$LOGS/debug-kernel.log" | diag
+	fi
+}
+
+# static_build NAME KDIR WHAT: a clean build of kiw with W=1 and sparse
+# (C=2), so that every file is compiled, and warns, again; any diagnostic
+# fails. It builds in build/<release>, where scripts/vm.sh builds too (with
+# the same flags: kbuild.sh always adds W=1), so that the VM tests after it
+# find kiw built.
+static_build() {
+	local rel=$1 kdir=$2 what=$3 log rc=0 findings
+	log=$LOGS/static-$rel.log
+	"$KIW_TOP/scripts/kbuild.sh" --clean "$kdir" "$KIW_TOP/build/$rel" modules C=2 \
+		> "$log" 2>&1 || rc=$?
+	# Compiler and modpost diagnostics, and any line naming one of kiw's
+	# sources with a line number: sparse does not always say "warning".
+	findings=$(grep -E '(warning|error|note):|WARNING:|ERROR:|\*\*\*' "$log"
+		   grep -E '(drivers/infiniband/sw/kiw|include/kiw|kunit)/[^ :]+:[0-9]+' "$log") || true
+	if [ "$rc" = 0 ] && [ -z "$findings" ]; then
+		pass "static: $what"
+	else
+		fail "static: $what (status $rc; log $log)"
+		{ [ -n "$findings" ] && sort -u <<<"$findings" || tail -n 20 "$log"; } | head -n 60 | diag
+	fi
+}
+
+static_stock() {
+	local rel
+	rel=$(kiw_stock_release)
+	static_build "$rel" "$STOCK_KDIR" "W=1 build and sparse (C=2) against $rel: no warnings"
+	checkpatch
+}
+
+# The debug kernel has KUnit, so this also covers kunit/.
+static_debug() {
+	local rel
+	if [ -z "$DEBUG_DIR" ]; then
+		skipped "static: W=1 and sparse against the debug kernel (not built; run make check)"
+		return
+	fi
+	rel=$(cat "$DEBUG_DIR/release")
+	static_build "$rel" "$DEBUG_DIR/build" \
+		"W=1 build and sparse (C=2) against $rel (with kunit/): no warnings"
+}
+
+# checkpatch.pl --strict on every .c/.h, one TAP line each; the files are
+# checked KIW_JOBS at a time (perl starts slowly), reported in order.
+checkpatch() {
+	local src f out files dir=$LOGS/checkpatch
+	src=$(kiw_linux_src)
+	files=$(cd "$KIW_TOP" && find drivers include kunit -name '*.[ch]' | sort)
+	[ -n "$files" ] || { fail "checkpatch: no .c/.h files found"; return; }
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	# shellcheck disable=SC2016
+	(cd "$KIW_TOP" && printf '%s\n' $files | xargs -P "$KIW_JOBS" -I{} sh -c '
+		f=$1 out=$2/$(echo "$1" | tr / _)
+		"$3/scripts/checkpatch.pl" --strict --no-tree --file --quiet \
+			--show-types "$f" > "$out" 2>&1
+		echo $? > "$out.rc"' _ {} "$dir" "$src")
+	for f in $files; do
+		out=$dir/$(echo "$f" | tr / _)
+		if [ "$(cat "$out.rc" 2>/dev/null)" = 0 ]; then
+			pass "checkpatch --strict: $f"
+		else
+			fail "checkpatch --strict: $f"
+			diag < "$out"
+		fi
 	done
 }
+
+kunit() {
+	local failed_before=$FAILED
+	if [ -z "$DEBUG_DIR" ]; then
+		fail "kunit: no debug kernel (see above)"
+		return
+	fi
+	with_status "$KIW_TOP/scripts/kunit.sh" | relay ""
+	# kunit.sh reports every failure as a TAP line; if it died before it
+	# could, say so.
+	if [ "${RELAY_STATUS:-255}" != 0 ] && [ "$FAILED" = "$failed_before" ]; then
+		fail "kunit: scripts/kunit.sh failed (status ${RELAY_STATUS:-none})"
+	fi
+}
+
+# --- the report ---------------------------------------------------------------
 
 # The CI budget (Documentation/testing.rst, "Time budget"): .ci/run on a
 # fresh 2-core machine must end within KIW_BUDGET seconds, cold caches
-# included; a VM test should take at most KIW_TEST_TARGET seconds.
+# included; a VM test should take at most KIW_TEST_TARGET seconds of guest
+# time on the debug kernel.
 KIW_BUDGET=${KIW_BUDGET:-2700}
 KIW_TEST_TARGET=${KIW_TEST_TARGET:-60}
 # What a cold run pays on top of a warm one, besides the debug kernel's
-# build: Debian packages, the stock kernel's download, siw's build.
-KIW_COLD_EXTRA=${KIW_COLD_EXTRA:-240}
-BUILT_DEBUG=0
+# build: Debian packages, the stock kernel's download, linux-source's
+# unpacking, siw's build (estimated: a cold run was never measured whole).
+KIW_COLD_EXTRA=${KIW_COLD_EXTRA:-300}
+# The debug kernel's build on an idle 2-core machine: wall and CPU seconds
+# (measured: Documentation/testing.rst).
+KIW_DEBUG_BUILD_WALL=${KIW_DEBUG_BUILD_WALL:-840}
+KIW_DEBUG_BUILD_CPU=${KIW_DEBUG_BUILD_CPU:-1590}
 
-# debug_build_secs: the wall time the cached debug kernel took to build
-# (from its cache entry: the configured .config to the .done stamp).
-debug_build_secs() {
-	local dir
-	dir=$("$KIW_TOP/scripts/debug-kernel.sh" --print)
-	[ -f "$dir/.done" ] || return 1
-	echo $(( $(stat -c %Y "$dir/.done") - $(stat -c %Y "$dir/build/.config") ))
+# budget TOTAL CPU: the projected time of a cold CI run. Only a full run
+# (no --only/--test) projects.
+budget() {
+	local total=$1 cpu=$2 row name wall stock=0 cold build pct low
+	[ -z "$only" ] || return 0
+	if [ "$BUILT_DEBUG" = 1 ]; then
+		# This was a cold run, but for the packages.
+		cold=$((total + KIW_COLD_EXTRA))
+		echo "# budget: this run built the debug kernel: a cold run ~$cold s" \
+		     "(+ ~$KIW_COLD_EXTRA s of packages and downloads)"
+	else
+		# Cold: the build runs beside the stock kernel's phases, so it
+		# replaces them on the critical path when it takes longer.
+		for row in "${PHASE_ROWS[@]}"; do
+			IFS='|' read -r name wall _ <<<"$row"
+			case "$name" in *"(stock kernel)"*) stock=$((stock + wall)) ;; esac
+		done
+		build=$KIW_DEBUG_BUILD_WALL
+		[ "$build" -gt "$stock" ] || build=$stock
+		cold=$((total - stock + build + KIW_COLD_EXTRA))
+		echo "# budget: warm run $total s; cold, the debug kernel's build" \
+		     "(~$KIW_DEBUG_BUILD_WALL s on 2 idle cores) overlaps the stock kernel's" \
+		     "phases ($stock s here), plus ~$KIW_COLD_EXTRA s of packages: ~$cold s"
+	fi
+	low=$(( (cpu + (BUILT_DEBUG == 1 ? 0 : KIW_DEBUG_BUILD_CPU)) / 2 ))
+	pct=$((cold * 100 / KIW_BUDGET))
+	echo "# budget: ~$pct% of the $KIW_BUDGET s CI budget (CPU: $cpu s here$(
+		[ "$BUILT_DEBUG" = 1 ] || echo " + $KIW_DEBUG_BUILD_CPU s for the build"): at least $low s on 2 cores)"
+	[ "$pct" -lt 85 ] ||
+		echo "# WARNING: the projected cold run is at $pct% of the CI budget: see Documentation/testing.rst, \"Time budget\""
 }
 
-# budget TOTAL: the projected time of a cold CI run, and a warning when it
-# comes near KIW_BUDGET. Only a full run (no --only/--test) projects.
-budget() {
-	local total=$1 build cold pct
-	[ -z "$only" ] || return 0
-	build=0
-	[ "$BUILT_DEBUG" = 1 ] || build=$(debug_build_secs) || build=900
-	cold=$((total + build + KIW_COLD_EXTRA))
-	pct=$((cold * 100 / KIW_BUDGET))
-	echo "# budget: this run ${total} s; a cold run adds the debug kernel build" \
-	     "(${build} s here) and ~${KIW_COLD_EXTRA} s of downloads: ~${cold} s," \
-	     "${pct}% of the ${KIW_BUDGET} s CI budget"
-	[ "$pct" -lt 85 ] ||
-		echo "# WARNING: the projected cold run is at ${pct}% of the CI budget: see Documentation/testing.rst, \"Time budget\""
+report() {
+	local row name wall cpu n kernel scripts tests secs boot tmo note total=$1 tcpu=$2
+	echo "# ===== time report (wall: elapsed; CPU: user + system of all processes)"
+	printf '# %-34s %7s %7s\n' phase wall CPU
+	for row in "${PHASE_ROWS[@]}"; do
+		IFS='|' read -r name wall cpu <<<"$row"
+		printf '# %-34s %6ss %6ss\n' "$name" "$wall" "$cpu"
+	done
+	[ -z "$DEBUG_BUILD_WALL" ] ||
+		printf '# %-34s %6ss %6ss\n' "(debug kernel build, background)" "$DEBUG_BUILD_WALL" "${DEBUG_BUILD_CPU:-?}"
+	printf '# %-34s %6ss %6ss\n' total "$total" "$tcpu"
+	if [ ${#BOOT_ROWS[@]} -gt 0 ]; then
+		echo "# boots: wall, QEMU's CPU, the scripts' guest time (the rest: build, boot, kmemleak scans)"
+		printf '# %-6s %-6s %7s %7s %8s %6s\n' boot kernel wall CPU scripts tests
+		for row in "${BOOT_ROWS[@]}"; do
+			IFS='|' read -r n kernel wall cpu scripts tests <<<"$row"
+			printf '# %-6s %-6s %6ss %6ss %7ss %6s\n' "$n" "$kernel" "$wall" "$cpu" "$scripts" "$tests"
+		done
+	fi
+	if [ ${#TEST_ROWS[@]} -gt 0 ]; then
+		echo "# VM tests, slowest first: guest seconds (cleanup included), against the"
+		echo "# ${KIW_TEST_TARGET} s target (debug kernel) and the test's own timeout="
+		printf '# %8s  %-28s %-6s %5s %8s\n' seconds test kernel boot timeout
+		printf '%s\n' "${TEST_ROWS[@]}" | sort -t'|' -k1,1 -rn |
+		while IFS='|' read -r secs name kernel boot tmo; do
+			note=
+			[ "${secs%.*}" -lt "$KIW_TEST_TARGET" ] || note="  over the ${KIW_TEST_TARGET} s target"
+			[ $(( ${secs%.*} * 2 )) -lt "$tmo" ] || note+="  over half its timeout"
+			printf '# %8s  %-28s %-6s %5s %7ss%s\n' "$secs" "$name" "$kernel" "$boot" "$tmo" "$note"
+		done
+	fi
+	[ -z "${KIW_LONG:-}" ] || [ "$KIW_LONG" = 0 ] || echo "# KIW_LONG=$KIW_LONG: the tests ran their long variants"
+	budget "$total" "$tcpu"
 }
 
 summary() {
-	local t
-	echo "# --- timings"
-	for t in "${TIMES[@]}"; do echo "# $t"; done
-	if [ ${#ALL_TEST_TIMES[@]} -gt 0 ]; then
-		echo "# VM tests, slowest first (seconds in the guest, cleanup included):"
-		printf '%s\n' "${ALL_TEST_TIMES[@]}" | sort -rn | while read -r secs name; do
-			if [ "${secs%.*}" -ge "$KIW_TEST_TARGET" ]; then
-				echo "#   $secs $name  (over the ${KIW_TEST_TARGET} s per-test target)"
-			else
-				echo "#   $secs $name"
-			fi
-		done
-	fi
-	budget "$(( $(kiw_now) - START ))"
+	stop_debug_build
+	cpu_now
+	report "$(( $(kiw_now) - START ))" "$CPU_NOW"
 	[ "$SKIPPED" = 0 ] || echo "# $SKIPPED skipped (not counted as passed)"
 	echo "1..$N"
 	echo "$PASSED passed, $FAILED failed"
@@ -427,11 +546,17 @@ summary() {
 	exit 1
 }
 
-select_tests
+if want vm; then
+	select_tests
+	plan_batches
+fi
+! want kunit || NEED_DEBUG=1
 phase deps deps
 phase kernels kernels
-want static && phase static static
-want kunit && phase kunit kunit
-want vm && phase vm vm
-TIMES+=("total: $(kiw_since "$START")")
+if want static; then phase "static (stock kernel)" static_stock; fi
+if want vm && [ "$NEED_STOCK" = 1 ]; then phase "VM tests (stock kernel)" vm_stock; fi
+if [ -n "$DEBUG_BUILD_PID" ]; then phase "waiting for the debug kernel" wait_debug; fi
+if want static; then phase "static (debug kernel)" static_debug; fi
+if want kunit; then phase kunit kunit; fi
+if want vm && [ "$NEED_DEBUG" = 1 ]; then phase "VM tests (debug kernel)" vm_debug; fi
 summary

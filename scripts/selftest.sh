@@ -176,6 +176,41 @@ expect_batch batch_timeout 124 $'KIW-TEST-END clean exit=0 \nhang timed out' han
 script warn <<<'echo "WARNING: CPU: 0 PID: 1 at fake" > /dev/kmsg'
 expect_batch batch_blame 125 'reported a problem while warn ran' clean warn clean
 
+# check.sh itself, on a directory of two stock-kernel tests in one boot: a
+# skipped check is counted apart, never as passed; a failed check and the
+# script's status fail; KIW_LONG reaches the guest; the last line is
+# exactly "N passed, N failed" (deps, the stock kernel, t_long's check, its
+# script and the boot pass; t_mixed's failed check and its script fail).
+mkdir -p "$dir/checktests"
+cat > "$dir/checktests/t_mixed.sh" <<'EOF2'
+#!/bin/bash
+# kiw-vm: kernel=stock timeout=60
+. "$KIW_TOP/scripts/guest/lib.sh"
+skip "a check that cannot run here" "no such hardware"
+check "a check that fails" false
+tap_done
+EOF2
+cat > "$dir/checktests/t_long.sh" <<'EOF2'
+#!/bin/bash
+# kiw-vm: kernel=stock timeout=60
+. "$KIW_TOP/scripts/guest/lib.sh"
+check "KIW_LONG=1 reached the guest" [ "$KIW_LONG" = 1 ]
+tap_done
+EOF2
+rc=0
+KIW_LONG=1 KIW_TESTS=$dir/checktests "$KIW_TOP/scripts/check.sh" --only vm \
+	> "$dir/check.out" 2>&1 || rc=$?
+n=$((n + 1))
+want_lines=$'^ok [0-9]+ - t_mixed: a check that cannot run here # SKIP\n^not ok [0-9]+ - t_mixed: a check that fails\n^not ok [0-9]+ - t_mixed: script exited 1\n^ok [0-9]+ - t_long: KIW_LONG=1 reached the guest\n^ok [0-9]+ - boot 1 \\(stock kernel: t_long, t_mixed\\): the kernel stayed clean\n^# 1 skipped \\(not counted as passed\\)\n^# VM tests, slowest first'
+if [ "$rc" = 1 ] && all_match "$want_lines" "$dir/check.out" &&
+   [ "$(tail -n 1 "$dir/check.out")" = "5 passed, 2 failed" ]; then
+	echo "ok $n - check_sh: skips apart, failures counted, KIW_LONG passed on, last line \"5 passed, 2 failed\""
+else
+	failed=$((failed + 1))
+	echo "not ok $n - check_sh: status $rc (expected 1), last line \"$(tail -n 1 "$dir/check.out")\" (expected \"5 passed, 2 failed\")"
+	sed 's/^/# /' "$dir/check.out" | tail -n 60
+fi
+
 if [ "${1:-}" = --debug ]; then
 	# Built against the debug kernel, loaded from its host path in the guest.
 	ddir=$("$KIW_TOP/scripts/debug-kernel.sh" | tail -n 1)

@@ -22,6 +22,7 @@
 
 KIW_TAP_N=0
 KIW_TAP_FAILED=0
+KIW_TAP_SKIPPED=0
 KIW_TAP_PLAN=
 KIW_TAP_DONE=0
 
@@ -49,6 +50,7 @@ not_ok() {
 # skip "desc" "reason": reported as skipped, never as passed.
 skip() {
 	KIW_TAP_N=$((KIW_TAP_N + 1))
+	KIW_TAP_SKIPPED=$((KIW_TAP_SKIPPED + 1))
 	echo "ok $KIW_TAP_N - $1 # SKIP ${2:-}"
 }
 
@@ -170,7 +172,7 @@ tap_done() {
 		not_ok "planned $KIW_TAP_PLAN checks, ran $ran"
 	fi
 	[ -n "$KIW_TAP_PLAN" ] || echo "1..$KIW_TAP_N"
-	echo "# $((KIW_TAP_N - KIW_TAP_FAILED)) passed, $KIW_TAP_FAILED failed"
+	echo "# $((KIW_TAP_N - KIW_TAP_FAILED - KIW_TAP_SKIPPED)) passed, $KIW_TAP_FAILED failed, $KIW_TAP_SKIPPED skipped"
 	[ "$KIW_TAP_FAILED" = 0 ]
 }
 
