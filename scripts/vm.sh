@@ -107,6 +107,11 @@ stock)
 	: "${mem:=1024}"
 	boot_allow=${KIW_VM_BOOT_ALLOW:-120}
 	append_kernel=
+	# qboot instead of SeaBIOS: a few seconds less per boot under TCG
+	# (44 -> 36 s for a trivial script on a loaded host). It has no PCI
+	# interrupt routing table, which the debug kernel's pci=noacpi needs
+	# (its 9p mount then hangs without an interrupt): stock kernel only.
+	bios=/usr/share/qemu/qboot.rom
 	;;
 debug)
 	# (builds it the first time: 10-20 minutes)
@@ -121,10 +126,14 @@ debug)
 	# (\_SB.PCI0._PRT, a loop) into its 30 s loop timeout, and virtio-9p
 	# ends up without an interrupt: route PCI interrupts without ACPI.
 	append_kernel="pci=noacpi"
+	bios=
 	;;
 *)	usage ;;
 esac
 release=$(cat "$kdirs/release")
+# KIW_VM_BIOS: another firmware image ("" for QEMU's default, SeaBIOS).
+bios=${KIW_VM_BIOS-$bios}
+[ -z "$bios" ] || [ -f "$bios" ] || bios=
 if [ "$siw" = 1 ] && [ "$kernel" = stock ]; then
 	extra_kos+=("$("$KIW_TOP/scripts/build-siw.sh")")
 fi
@@ -255,7 +264,7 @@ rm -f "$log.cpu"
 # KIW_VM_HOST_TIMEOUT: the host's limit, for the harness's self-test.
 timeout -k 10 "${KIW_VM_HOST_TIMEOUT:-$((guest_timeout + boot_allow))}" \
 	"${cpu_time[@]}" qemu-system-x86_64 -accel "$tcg" -cpu "$cpu" -smp "$smp" -m "$mem" \
-	-nodefaults -nographic -no-reboot \
+	-nodefaults -nographic -no-reboot ${bios:+-bios "$bios"} \
 	-kernel "$image" -initrd "$initrd" -append "$append" \
 	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
 	-serial "file:$log" -serial "file:$out" \
