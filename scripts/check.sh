@@ -167,13 +167,47 @@ test_param() {
 	sed -n "s/^# kiw-vm:.*\\b$2=\\([^ ]*\\).*/\\1/p" "$1" | head -n 1
 }
 
-# Tests with the same kernel and needs share a boot (a batch, at most
-# KIW_VM_BATCH of them, default 10; 1 boots once per test).
+# Planning the boots. Tests with the same needs (kernel, guest memory, and
+# siw on the stock kernel) share a boot: a batch of at most KIW_VM_BATCH
+# scripts (default 10; 1 boots once per test); batch=alone gets a boot of
+# its own. A group gets at least KIW_VM_PARALLEL boots (default 1; .ci/run
+# sets 2, the CI machine's cores: each QEMU runs on one host thread), run
+# that many at a time, and its scripts are spread over them by their
+# expected time, longest first onto the least loaded boot. The expected
+# time of a test is its guest time in the last run here (build/logs/
+# vm-times), else a third of its timeout.
 KIW_VM_BATCH=${KIW_VM_BATCH:-10}
+KIW_VM_PARALLEL=${KIW_VM_PARALLEL:-1}
+# With both KUnit and debug VM tests to run, the KUnit suites run as the
+# first script of a debug boot (scripts/guest/kunit.sh), which saves a boot
+# of the debug kernel and its kmemleak scans; make kunit boots for them
+# alone. KIW_KUNIT_ALONE=1: always alone.
+KUNIT_SCRIPT=$KIW_TOP/scripts/guest/kunit.sh KUNIT_IN_VM=0 KUNIT_BOOT=
+TIMES_FILE=$LOGS/vm-times
 BATCH_KEYS=() BATCH_TESTS=() NEED_STOCK=0 NEED_DEBUG=0
+
+# expected NAME TIMEOUT: the expected guest seconds of a test.
+declare -A LAST_TIME=()
+expected() {
+	local t=${LAST_TIME[$1]:-}
+	[ -n "$t" ] && echo "${t%.*}" || echo $(( $2 / 3 ))
+}
+
+# test_timeout SCRIPT: its timeout= (the KUnit script: 600 s).
+test_timeout() {
+	local t
+	[ "$1" != "$KUNIT_SCRIPT" ] || { echo 600; return; }
+	t=$(test_param "$1" timeout)
+	echo "${t:-300}"
+}
+
 plan_batches() {
-	local t kernel mem siw key i found
+	local t kernel mem siw key name keys=() n boots i best tests w par par_stock
+	local -A group=()
 	BATCH_KEYS=() BATCH_TESTS=()
+	if [ -f "$TIMES_FILE" ]; then
+		while read -r w name; do LAST_TIME[$name]=$w; done < "$TIMES_FILE"
+	fi
 	for t in "${TESTS[@]}"; do
 		[ -f "$t" ] || { fail "vm: no such test: ${t#"$KIW_TOP"/}"; continue; }
 		kernel=$(test_param "$t" kernel)
@@ -186,31 +220,71 @@ plan_batches() {
 		   continue ;;
 		esac
 		key="${kernel:-debug} ${mem:-default} ${siw:-no}"
-		found=
-		if [ "$(test_param "$t" batch)" != alone ]; then
-			for i in "${!BATCH_KEYS[@]}"; do
-				[ "${BATCH_KEYS[$i]}" = "$key" ] || continue
-				[ "$(wc -w <<<"${BATCH_TESTS[$i]}")" -lt "$KIW_VM_BATCH" ] || continue
-				found=$i
+		if [ "$(test_param "$t" batch)" = alone ]; then
+			BATCH_KEYS+=("$key") BATCH_TESTS+=("$t")
+			continue
+		fi
+		[ -n "${group[$key]:-}" ] || keys+=("$key")
+		group[$key]+=" $t"
+	done
+	if want kunit && [ "$NEED_DEBUG" = 1 ] && [ "${KIW_KUNIT_ALONE:-0}" != 1 ]; then
+		KUNIT_IN_VM=1
+		key="debug default no"
+		[ -n "${group[$key]:-}" ] || keys+=("$key")
+		group[$key]=" $KUNIT_SCRIPT${group[$key]:-}"
+	fi
+	# The stock kernel's boots run beside the debug kernel's build when it
+	# is not built yet: one at a time then.
+	par_stock=$KIW_VM_PARALLEL
+	[ "$NEED_DEBUG" = 0 ] || [ -f "$("$KIW_TOP/scripts/debug-kernel.sh" --print)/.done" ] ||
+		par_stock=1
+	for key in "${keys[@]}"; do
+		# shellcheck disable=SC2086
+		set -- ${group[$key]}
+		n=$#
+		par=$KIW_VM_PARALLEL
+		[[ $key != stock* ]] || par=$par_stock
+		boots=$(( (n + KIW_VM_BATCH - 1) / KIW_VM_BATCH ))
+		[ "$boots" -ge "$par" ] || boots=$par
+		[ "$boots" -le "$n" ] || boots=$n
+		local load=() count=() member=()
+		for ((i = 0; i < boots; i++)); do load[i]=0 count[i]=0 member[i]=; done
+		# Longest first, each onto the least loaded boot with room.
+		tests=$(for t in "$@"; do
+			name=$(basename "$t" .sh)
+			echo "$(expected "$name" "$(test_timeout "$t")") $t"
+		done | sort -k1,1 -rn -k2,2)
+		while read -r w t; do
+			best=
+			for ((i = 0; i < boots; i++)); do
+				[ "${count[i]}" -lt "$KIW_VM_BATCH" ] || continue
+				[ -z "$best" ] || [ "${load[i]}" -lt "${load[best]}" ] ||
+					{ [ "${load[i]}" = "${load[best]}" ] &&
+					  [ "${count[i]}" -lt "${count[best]}" ]; } || continue
+				best=$i
 			done
-		fi
-		if [ -z "$found" ]; then
+			load[best]=$((load[best] + w + 1)) count[best]=$((count[best] + 1))
+			member[best]+=" $t"
+		done <<<"$tests"
+		# In each boot, KUnit first, then by name: the order is stable.
+		for ((i = 0; i < boots; i++)); do
+			[ -n "${member[i]}" ] || continue
 			BATCH_KEYS+=("$key")
-			BATCH_TESTS+=("$t")
-		else
-			BATCH_TESTS[$found]+=" $t"
-		fi
+			BATCH_TESTS+=("$(for t in ${member[i]}; do
+				[ "$t" = "$KUNIT_SCRIPT" ] && echo "0 $t" || echo "1 $t"
+			done | sort | cut -d' ' -f2 | tr '\n' ' ')")
+		done
 	done
 }
 
-# The scripts of the boot now running: name -> "" (not begun), "running",
+# The scripts of the boot being reported: name -> "" (not begun), "running",
 # "done"; and, per script, its guest time.
 declare -A VM_STATE=() VM_SECS=()
 
 # test_end NAME EXIT SECONDS CLEANUP: the line for one script of a boot.
 test_end() {
 	local name=$1 rc=$2 secs=$3 clean=$4
-	VM_STATE[$name]=done
+	VM_STATE[$name]="done"
 	VM_SECS[$name]=$secs
 	echo "# --- $name took $secs s"
 	if [ "$rc" = 124 ]; then
@@ -224,41 +298,47 @@ test_end() {
 	fi
 }
 
-BOOTS=0
-vm_boot() {
-	local key=$1 kernel mem siw t t_out name names=() list args=() st start secs
-	local sum=0 missing=0 label
-	read -r kernel mem siw <<<"$key"
+# boot_run N KEY SCRIPT...: run boot N (vm.sh), its output with its status
+# on stdout.
+boot_run() {
+	local n=$1 kernel mem siw t args=()
+	read -r kernel mem siw <<<"$2"
+	shift 2
 	[ "$siw" != yes ] || args+=(--with-siw)
 	[ "$mem" = default ] || args+=(--mem "$mem")
-	shift
-	BOOTS=$((BOOTS + 1))
+	for t in "$@"; do args+=(--timeout "$(test_timeout "$t")" --script "$t"); done
+	with_status "$KIW_TOP/scripts/vm.sh" --kernel "$kernel" --markers \
+		--log "$LOGS/boot$n-$kernel.log" "${args[@]}"
+}
+
+# boot_report N KEY SECS SCRIPT... < OUTPUT: relay boot N's output; a line
+# for each script that never ended and one for the boot; its times.
+# SECS empty: the boot is running now, and ends with its output.
+boot_report() {
+	local n=$1 key=$2 secs=$3 kernel t name names=() list st sum=0 missing=0
+	local start verdict cpu
+	start=$(kiw_now)
+	kernel=${key%% *}
+	shift 3
 	VM_STATE=() VM_SECS=()
 	for t in "$@"; do
 		name=$(basename "$t" .sh)
 		names+=("$name")
 		VM_STATE[$name]=
-		t_out=$(test_param "$t" timeout)
-		args+=(--timeout "${t_out:-300}" --script "$t")
 	done
-	label="$kernel kernel"
-	[ "$siw" != yes ] || label+=", siw"
-	[ "$mem" = default ] || label+=", $mem MB"
-	echo "# === boot $BOOTS: $label: ${names[*]}"
-	start=$(kiw_now)
-	with_status "$KIW_TOP/scripts/vm.sh" --kernel "$kernel" --markers \
-		--log "$LOGS/boot$BOOTS-$kernel.log" "${args[@]}" | relay ""
-	st=${RELAY_STATUS:-255}
-	secs=$(( $(kiw_now) - start ))
+	relay ""
+	st=${RELAY_STATUS:-255} verdict=$RELAY_VERDICT cpu=${RELAY_CPU:-?}
+	[ -n "$secs" ] || secs=$(( $(kiw_now) - start ))
 	for name in "${names[@]}"; do
 		case "${VM_STATE[$name]}" in
 		done) ;;
-		"") fail "$name: not run (the boot ended before it: see boot $BOOTS below)"
+		"") fail "$name: not run (the boot ended before it: see boot $n below)"
 		    missing=1 ;;
 		*)  fail "$name: no result (it was running when the boot ended)"
 		    missing=1 ;;
 		esac
 	done
+	[ "$KUNIT_BOOT" != "$n" ] || kunit_results "$LOGS/boot$n-$kernel.log"
 	list="${names[*]}"
 	# With every script done, any status but vm.sh's own is a script's.
 	case "$st" in
@@ -266,10 +346,10 @@ vm_boot() {
 	*) [ "$missing" = 1 ] || st=0 ;;
 	esac
 	case "$st" in
-	0) pass "boot $BOOTS ($kernel kernel: ${list// /, }): the kernel stayed clean (no KASAN, lockdep, kmemleak, WARN, BUG, hang)" ;;
-	*)   fail "boot $BOOTS ($kernel kernel: ${list// /, }): ${RELAY_VERDICT:-vm.sh failed with status $st}"
+	0) pass "boot $n ($kernel kernel: ${list// /, }): the kernel stayed clean (no KASAN, lockdep, kmemleak, WARN, BUG, hang)" ;;
+	*)   fail "boot $n ($kernel kernel: ${list// /, }): ${verdict:-vm.sh failed with status $st}"
 	     diag <<-EOF
-		this boot ran: $list (console: $LOGS/boot$BOOTS-$kernel.log)
+		this boot ran: $list (console: $LOGS/boot$n-$kernel.log)
 		to rerun one of them alone: make vmtest T=<name>
 		EOF
 	     ;;
@@ -278,23 +358,77 @@ vm_boot() {
 		name=$(basename "$t" .sh)
 		[ -n "${VM_SECS[$name]:-}" ] || continue
 		sum=$(awk -v a="$sum" -v b="${VM_SECS[$name]}" 'BEGIN { print a + b }')
-		t_out=$(test_param "$t" timeout)
-		TEST_ROWS+=("${VM_SECS[$name]}|$name|$kernel|$BOOTS|${t_out:-300}")
+		TEST_ROWS+=("${VM_SECS[$name]}|$name|$kernel|$n|$(test_timeout "$t")")
 	done
 	sum=$(printf '%.0f' "$sum")
-	BOOT_ROWS+=("$BOOTS|$kernel|$secs|${RELAY_CPU:-?}|$sum|${#names[@]}")
-	echo "# === boot $BOOTS took $secs s, CPU ${RELAY_CPU:-?} s (scripts $sum s; build, boot, kmemleak scans and cleanup the rest)"
+	BOOT_ROWS+=("$n|$kernel|$secs|$cpu|$sum|${#names[@]}")
+	echo "# === boot $n took $secs s, CPU $cpu s (scripts $sum s; build, boot, kmemleak scans and cleanup the rest)"
 }
 
-# vm_boots stock|debug: every planned boot of that kernel.
+# kunit_results LOG: the KUnit cases of a boot that ran guest/kunit.sh,
+# from its console log (scripts/kunit.sh --parse).
+kunit_results() {
+	local failed_before=$FAILED
+	with_status "$KIW_TOP/scripts/kunit.sh" --parse "$1" | relay ""
+	if [ "${RELAY_STATUS:-255}" != 0 ] && [ "$FAILED" = "$failed_before" ]; then
+		fail "kunit: scripts/kunit.sh --parse $1 failed (status ${RELAY_STATUS:-none})"
+	fi
+}
+
+# boot_announce N KEY SCRIPT...
+boot_announce() {
+	local n=$1 kernel mem siw label t names=()
+	read -r kernel mem siw <<<"$2"
+	shift 2
+	for t in "$@"; do names+=("$(basename "$t" .sh)"); done
+	label="$kernel kernel"
+	[ "$siw" != yes ] || label+=", siw"
+	[ "$mem" = default ] || label+=", $mem MB"
+	echo "# === boot $n: $label: ${names[*]}"
+}
+
+# vm_boots stock|debug: every planned boot of that kernel, KIW_VM_PARALLEL
+# at a time. One at a time, a boot's TAP streams as it runs; several, each
+# writes to build/logs/bootN.tap and is reported, in order, once it ended.
+BOOTS=0
 vm_boots() {
-	local i
+	local i n pids=() nums=() idx=() par=$KIW_VM_PARALLEL
+	# Beside the debug kernel's build: one at a time.
+	[ -z "$DEBUG_BUILD_PID" ] || par=1
 	for i in "${!BATCH_KEYS[@]}"; do
 		[[ ${BATCH_KEYS[$i]} == "$1 "* ]] || continue
+		BOOTS=$((BOOTS + 1))
+		n=$BOOTS
+		[[ " ${BATCH_TESTS[$i]} " != *" $KUNIT_SCRIPT "* ]] || KUNIT_BOOT=$n
 		# shellcheck disable=SC2086
-		vm_boot "${BATCH_KEYS[$i]}" ${BATCH_TESTS[$i]}
+		boot_announce "$n" "${BATCH_KEYS[$i]}" ${BATCH_TESTS[$i]}
+		if [ "$par" -le 1 ]; then
+			# shellcheck disable=SC2086
+			boot_run "$n" "${BATCH_KEYS[$i]}" ${BATCH_TESTS[$i]} |
+				boot_report "$n" "${BATCH_KEYS[$i]}" "" ${BATCH_TESTS[$i]}
+			continue
+		fi
+		[ "${#pids[@]}" -lt "$par" ] || boot_finish
+		echo "# boot $n runs in the background (its TAP follows when it ends)"
+		# shellcheck disable=SC2086
+		( start=$(kiw_now)
+		  boot_run "$n" "${BATCH_KEYS[$i]}" ${BATCH_TESTS[$i]} > "$LOGS/boot$n.tap"
+		  echo $(( $(kiw_now) - start )) > "$LOGS/boot$n.secs" ) &
+		pids+=($!) nums+=("$n") idx+=("$i")
 	done
+	while [ "${#pids[@]}" -gt 0 ]; do boot_finish; done
 }
+# boot_finish: wait for the oldest background boot and report it.
+boot_finish() {
+	local n=${nums[0]} i=${idx[0]}
+	wait "${pids[0]}" || true
+	pids=("${pids[@]:1}") nums=("${nums[@]:1}") idx=("${idx[@]:1}")
+	echo "# === boot $n ended"
+	# shellcheck disable=SC2086
+	boot_report "$n" "${BATCH_KEYS[$i]}" "$(cat "$LOGS/boot$n.secs" 2>/dev/null || echo '?')" \
+		${BATCH_TESTS[$i]} < "$LOGS/boot$n.tap"
+}
+
 vm_stock() { vm_boots stock; }
 vm_debug() {
 	if [ -z "$DEBUG_DIR" ]; then
@@ -535,8 +669,21 @@ report() {
 	budget "$total" "$tcpu"
 }
 
+# save_times: the guest time of every VM test that ran to its end, for the
+# next run's plan (plan_batches).
+save_times() {
+	local row secs name
+	for row in "${TEST_ROWS[@]}"; do
+		IFS='|' read -r secs name _ <<<"$row"
+		LAST_TIME[$name]=$secs
+	done
+	for name in "${!LAST_TIME[@]}"; do echo "${LAST_TIME[$name]} $name"; done |
+		sort -k2 > "$TIMES_FILE.tmp" && mv "$TIMES_FILE.tmp" "$TIMES_FILE"
+}
+
 summary() {
 	stop_debug_build
+	[ ${#TEST_ROWS[@]} = 0 ] || save_times
 	cpu_now
 	report "$(( $(kiw_now) - START ))" "$CPU_NOW"
 	[ "$SKIPPED" = 0 ] || echo "# $SKIPPED skipped (not counted as passed)"
@@ -557,6 +704,6 @@ if want static; then phase "static (stock kernel)" static_stock; fi
 if want vm && [ "$NEED_STOCK" = 1 ]; then phase "VM tests (stock kernel)" vm_stock; fi
 if [ -n "$DEBUG_BUILD_PID" ]; then phase "waiting for the debug kernel" wait_debug; fi
 if want static; then phase "static (debug kernel)" static_debug; fi
-if want kunit; then phase kunit kunit; fi
+if want kunit && [ "$KUNIT_IN_VM" = 0 ]; then phase kunit kunit; fi
 if want vm && [ "$NEED_DEBUG" = 1 ]; then phase "VM tests (debug kernel)" vm_debug; fi
 summary

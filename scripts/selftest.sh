@@ -198,7 +198,7 @@ check "KIW_LONG=1 reached the guest" [ "$KIW_LONG" = 1 ]
 tap_done
 EOF2
 rc=0
-KIW_LONG=1 KIW_TESTS=$dir/checktests "$KIW_TOP/scripts/check.sh" --only vm \
+KIW_VM_PARALLEL=1 KIW_LONG=1 KIW_TESTS=$dir/checktests "$KIW_TOP/scripts/check.sh" --only vm \
 	> "$dir/check.out" 2>&1 || rc=$?
 n=$((n + 1))
 want_lines=$'^ok [0-9]+ - t_mixed: a check that cannot run here # SKIP\n^not ok [0-9]+ - t_mixed: a check that fails\n^not ok [0-9]+ - t_mixed: script exited 1\n^ok [0-9]+ - t_long: KIW_LONG=1 reached the guest\n^ok [0-9]+ - boot 1 \\(stock kernel: t_long, t_mixed\\): the kernel stayed clean\n^# 1 skipped \\(not counted as passed\\)\n^# VM tests, slowest first'
