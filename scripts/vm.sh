@@ -187,6 +187,26 @@ if [ "$kiw" = 1 ]; then
 fi
 initrd=$("$KIW_TOP/scripts/initramfs.sh" "$modroot" "$release")
 
+# The tests' C tools (scripts/guest/*.c), built here, natively, into
+# build/guest-bin/ (KIW_GUEST_BIN in the guest): the guest runs the host's
+# user space, so the same binaries work there, and compiling in the guest
+# under TCG took two minutes a tool on a loaded host. Rebuilt when the
+# source is newer; linked with the RDMA libraries the tools use.
+guest_bin=$KIW_TOP/build/guest-bin
+guest_tools() {
+	local src bin
+	mkdir -p "$guest_bin"
+	for src in "$KIW_TOP"/scripts/guest/*.c; do
+		[ -f "$src" ] || continue
+		bin=$guest_bin/$(basename "$src" .c)
+		[ "$bin" -nt "$src" ] && continue
+		cc -O2 -Wall -o "$bin.tmp" "$src" -lrdmacm -libverbs -lpthread >"$log.tools" 2>&1 ||
+			{ cat "$log.tools" >&2; kiw_log "building $src failed"; return 1; }
+		mv "$bin.tmp" "$bin"
+	done
+}
+kiw_locked "guest-bin-$(kiw_hash <(echo "$guest_bin"))" guest_tools || exit 2
+
 # The job: a file the guest reads through the shared root. /tmp and /run are
 # fresh tmpfs in the guest, so it lives in the cache. It runs the scripts
 # with scripts/guest/run.sh.
@@ -197,6 +217,7 @@ job=$(mktemp "$KIW_CACHE/run/$name.XXXXXX")
 	# Passed on from the host: KIW_TAP_TIMES=1 times every check
 	# (guest/lib.sh), KIW_LONG=1 asks the tests for their long variants.
 	echo "export KIW_TAP_TIMES=$(printf %q "${KIW_TAP_TIMES:-0}") KIW_LONG=$(printf %q "${KIW_LONG:-0}")"
+	echo "export KIW_GUEST_BIN=$(printf %q "$guest_bin")"
 	echo "cd \"\$KIW_TOP\""
 	printf 'exec bash %q' "$KIW_TOP/scripts/guest/run.sh"
 	for i in "${!scripts[@]}"; do printf ' %q %q' "${timeouts[$i]}" "${scripts[$i]}"; done
