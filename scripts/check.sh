@@ -73,8 +73,8 @@ relay() {
 		elif [[ $line =~ ^KIW-TEST-BEGIN\ ([^ ]+) ]]; then
 			prefix="${BASH_REMATCH[1]}: "
 			echo "# --- ${BASH_REMATCH[1]}"
-		elif [[ $line =~ ^KIW-TEST-END\ ([^ ]+)\ exit=([0-9]+)\ seconds=([0-9.]+)\ cleanup=([a-z]+) ]]; then
-			test_end "${BASH_REMATCH[@]:1}"
+		elif [[ $line =~ ^KIW-TEST-END\ ([^ ]+)\ exit=([0-9]+)\ seconds=([0-9.]+)\ cleanup=([a-z]+)(\ user=([0-9.]+)\ sys=([0-9.]+))? ]]; then
+			test_end "${BASH_REMATCH[@]:1:4}" "${BASH_REMATCH[6]}" "${BASH_REMATCH[7]}"
 			prefix=
 		elif [[ $line =~ ^KIW-TEST-TIMEOUT\ ([^ ]+) ]]; then
 			echo "# ${BASH_REMATCH[1]} outlived its timeout: killed (blocked tasks on the console)"
@@ -278,14 +278,16 @@ plan_batches() {
 }
 
 # The scripts of the boot being reported: name -> "" (not begun), "running",
-# "done"; and, per script, its guest time.
-declare -A VM_STATE=() VM_SECS=()
+# "done"; and, per script, its guest time and guest CPU time ("user|sys").
+declare -A VM_STATE=() VM_SECS=() VM_CPU=()
 
-# test_end NAME EXIT SECONDS CLEANUP: the line for one script of a boot.
+# test_end NAME EXIT SECONDS CLEANUP [USER SYS]: the line for one script of
+# a boot.
 test_end() {
 	local name=$1 rc=$2 secs=$3 clean=$4
 	VM_STATE[$name]="done"
 	VM_SECS[$name]=$secs
+	VM_CPU[$name]="${5:-?}|${6:-?}"
 	echo "# --- $name took $secs s"
 	if [ "$rc" = 124 ]; then
 		fail "$name: timed out ($secs s; its timeout= in the header)"
@@ -320,7 +322,7 @@ boot_report() {
 	start=$(kiw_now)
 	kernel=${key%% *}
 	shift 3
-	VM_STATE=() VM_SECS=()
+	VM_STATE=() VM_SECS=() VM_CPU=()
 	for t in "$@"; do
 		name=$(basename "$t" .sh)
 		names+=("$name")
@@ -358,7 +360,7 @@ boot_report() {
 		name=$(basename "$t" .sh)
 		[ -n "${VM_SECS[$name]:-}" ] || continue
 		sum=$(awk -v a="$sum" -v b="${VM_SECS[$name]}" 'BEGIN { print a + b }')
-		TEST_ROWS+=("${VM_SECS[$name]}|$name|$kernel|$n|$(test_timeout "$t")")
+		TEST_ROWS+=("${VM_SECS[$name]}|$name|$kernel|$n|$(test_timeout "$t")|${VM_CPU[$name]}")
 	done
 	sum=$(printf '%.0f' "$sum")
 	BOOT_ROWS+=("$n|$kernel|$secs|$cpu|$sum|${#names[@]}")
@@ -654,15 +656,17 @@ report() {
 		done
 	fi
 	if [ ${#TEST_ROWS[@]} -gt 0 ]; then
-		echo "# VM tests, slowest first: guest seconds (cleanup included), against the"
-		echo "# ${KIW_TEST_TARGET} s target (debug kernel) and the test's own timeout="
-		printf '# %8s  %-28s %-6s %5s %8s\n' seconds test kernel boot timeout
+		echo "# VM tests, slowest first: guest seconds (cleanup included); guest CPU"
+		echo "# seconds in user space and in the kernel (two CPUs: the rest of twice the"
+		echo "# seconds is idle, waiting); against the ${KIW_TEST_TARGET} s target and the test's timeout="
+		printf '# %8s %7s %7s  %-24s %-6s %4s %8s\n' seconds user sys test kernel boot timeout
 		printf '%s\n' "${TEST_ROWS[@]}" | sort -t'|' -k1,1 -rn |
-		while IFS='|' read -r secs name kernel boot tmo; do
+		while IFS='|' read -r secs name kernel boot tmo user sys; do
 			note=
 			[ "${secs%.*}" -lt "$KIW_TEST_TARGET" ] || note="  over the ${KIW_TEST_TARGET} s target"
 			[ $(( ${secs%.*} * 2 )) -lt "$tmo" ] || note+="  over half its timeout"
-			printf '# %8s  %-28s %-6s %5s %7ss%s\n' "$secs" "$name" "$kernel" "$boot" "$tmo" "$note"
+			printf '# %8s %7s %7s  %-24s %-6s %4s %7ss%s\n' "$secs" "$user" "$sys" \
+				"$name" "$kernel" "$boot" "$tmo" "$note"
 		done
 	fi
 	[ -z "${KIW_LONG:-}" ] || [ "$KIW_LONG" = 0 ] || echo "# KIW_LONG=$KIW_LONG: the tests ran their long variants"
