@@ -442,8 +442,20 @@ vm_debug() {
 
 # --- the phases -------------------------------------------------------------
 
+# The Debian packages. When the debug kernel is needed and not built, what
+# its build needs is installed first, and the build starts (in the
+# background: start_debug_build) while the rest installs.
 deps() {
-	if "$KIW_TOP/scripts/setup-deps.sh" > "$LOGS/deps.log" 2>&1; then
+	if [ "$NEED_DEBUG" = 1 ] && [ ! -f "$("$KIW_TOP/scripts/debug-kernel.sh" --print 2>/dev/null)/.done" ]; then
+		if "$KIW_TOP/scripts/setup-deps.sh" --kernel-build > "$LOGS/deps.log" 2>&1; then
+			start_debug_build
+		else
+			fail "deps: scripts/setup-deps.sh --kernel-build failed"
+			diag < "$LOGS/deps.log"
+			summary
+		fi
+	fi
+	if "$KIW_TOP/scripts/setup-deps.sh" >> "$LOGS/deps.log" 2>&1; then
 		pass "deps: Debian packages installed"
 	else
 		fail "deps: scripts/setup-deps.sh failed"
@@ -454,9 +466,19 @@ deps() {
 
 # The kernels the selected phases need. The stock kernel is fetched here;
 # the debug kernel, when it is needed and not built yet (10-20 minutes),
-# is built in the background while the phases that do not need it run
-# (wait_debug). The static checks use it only when it is there anyway.
+# is built in the background (started by deps) while the phases that do
+# not need it run (wait_debug). The static checks use it only when it is
+# there anyway.
 STOCK_KDIR= DEBUG_DIR= DEBUG_BUILD_PID= DEBUG_BUILD_START= BUILT_DEBUG=0
+start_debug_build() {
+	BUILT_DEBUG=1
+	DEBUG_BUILD_START=$(kiw_now)
+	echo "# building the debug kernel in the background (10-20 minutes on 2 cores; log: $LOGS/debug-kernel.log)"
+	# A session of its own, so that it can be stopped as a whole.
+	setsid /usr/bin/time -o "$LOGS/debug-kernel.cpu" -f '%U %S' \
+		"$KIW_TOP/scripts/debug-kernel.sh" > "$LOGS/debug-kernel.out" 2> "$LOGS/debug-kernel.log" &
+	DEBUG_BUILD_PID=$!
+}
 kernels() {
 	local dir
 	STOCK_KDIR=$(kiw_stock_kdir)
@@ -469,19 +491,10 @@ kernels() {
 		fi
 	fi
 	dir=$("$KIW_TOP/scripts/debug-kernel.sh" --print)
-	if [ -f "$dir/.done" ]; then
+	if [ -z "$DEBUG_BUILD_PID" ] && [ -f "$dir/.done" ]; then
 		DEBUG_DIR=$dir
 		[ "$NEED_DEBUG" = 0 ] || pass "kernel: debug kernel $(cat "$dir/release") (cached)"
-		return 0
 	fi
-	[ "$NEED_DEBUG" = 1 ] || return 0
-	BUILT_DEBUG=1
-	DEBUG_BUILD_START=$(kiw_now)
-	echo "# building the debug kernel in the background (10-20 minutes on 2 cores; log: $LOGS/debug-kernel.log)"
-	# A session of its own, so that it can be stopped as a whole.
-	setsid /usr/bin/time -o "$LOGS/debug-kernel.cpu" -f '%U %S' \
-		"$KIW_TOP/scripts/debug-kernel.sh" > "$LOGS/debug-kernel.out" 2> "$LOGS/debug-kernel.log" &
-	DEBUG_BUILD_PID=$!
 }
 stop_debug_build() {
 	[ -z "$DEBUG_BUILD_PID" ] || kill -- "-$DEBUG_BUILD_PID" 2>/dev/null || true
@@ -697,11 +710,12 @@ summary() {
 	exit 1
 }
 
+! want kunit || NEED_DEBUG=1
 if want vm; then
 	select_tests
 	plan_batches
 fi
-! want kunit || NEED_DEBUG=1
+echo "# kiw make check: $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
 phase deps deps
 phase kernels kernels
 if want static; then phase "static (stock kernel)" static_stock; fi
