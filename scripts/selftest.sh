@@ -229,6 +229,15 @@ check "insmod and rmmod a module that leaks" sh -c "insmod $ko bug=leak && rmmod
 if kmemleak_check; then not_ok "kmemleak_check reported the leak"; else ok "kmemleak_check reported the leak"; fi
 tap_done
 EOF2
+	# Fault injection left on is turned off for the next script.
+	script fi_on <<<'echo 0 > /sys/kernel/debug/failslab/times && echo 100 > /sys/kernel/debug/failslab/probability'
+	script fi_check <<'EOF2'
+. "$KIW_TOP/scripts/guest/lib.sh"
+check_output "failslab is off again" '^0$' cat /sys/kernel/debug/failslab/probability
+tap_done
+EOF2
+	KERNEL=debug expect_batch debug_fault_injection 0 \
+		$'fault injection was left on: failslab\nok 1 - failslab is off again' fi_on fi_check
 	script leaker <<<"insmod $ko bug=leak && rmmod kiw_harness_bugs"
 	script loader <<<"insmod $ko && rmmod kiw_harness_bugs"
 	KERNEL=debug expect_batch debug_batch_leak 125 'allocated while leaker ran' \

@@ -10,16 +10,21 @@
 # For each script, on stdout (the job's port, ttyS1) and on the console:
 #   KIW-TEST-BEGIN <name> uptime=<seconds since boot>
 #   ...the script's own output (stdout only)...
-#   KIW-TEST-END <name> exit=<n> seconds=<s> cleanup=ok|failed
+#   KIW-TEST-END <name> exit=<n> seconds=<s> cleanup=ok|failed user=<s> sys=<s>
 # where exit is 124 when the script outlived TIMEOUT (the console then also
 # has "KIW-TEST-TIMEOUT <name>" and a sysrq-w dump of the blocked tasks).
 # The uptime lets the host tell which script allocated an object kmemleak
 # reports at the end of the boot (from the jiffies of its allocation).
+# user= and sys= are the guest CPU seconds (both CPUs) the script and its
+# cleanup used in user space and in the kernel (where, on the debug kernel,
+# KASAN and lockdep do most of their work); what is left of twice its
+# seconds= the CPUs were idle: waiting for sleeps, timeouts, the network.
 #
 # Between two scripts (and after the last), the guest is put back where it
 # started: the script's leftover processes are killed, every named netns is
-# deleted, /tmp, /run and /dev/shm are fresh tmpfs again, and the RDMA
-# providers (kiw, kiw_kunit, siw, rdma_rxe) are unloaded. A provider that
+# deleted, /tmp, /run and /dev/shm are fresh tmpfs again, fault injection
+# (failslab, fail_page_alloc) is off, and the RDMA providers (kiw,
+# kiw_kunit, siw, rdma_rxe) are unloaded. A provider that
 # cannot be unloaded (a leaked reference) is a failed cleanup, which fails
 # the script. Files a script changes elsewhere (/etc, /var: the overlay over
 # the host's root) stay for the scripts after it: restore them.
@@ -47,6 +52,23 @@ uptime() {
 	local up _
 	read -r up _ < /proc/uptime
 	echo "$up"
+}
+
+# cpu_ticks: "user system" ticks (USER_HZ, 100 a second) of all CPUs so far
+# (/proc/stat: user nice system idle iowait irq softirq).
+cpu_ticks() {
+	local _ u n s i w q sq
+	read -r _ u n s i w q sq _ < /proc/stat
+	echo "$((u + n)) $((s + q + sq))"
+}
+
+# cpu_used BEFORE AFTER: "user=S sys=S" between two cpu_ticks.
+cpu_used() {
+	local u0 s0 u1 s1
+	read -r u0 s0 <<<"$1"
+	read -r u1 s1 <<<"$2"
+	u1=$((u1 - u0)) s1=$((s1 - s0))
+	echo "user=$((u1 / 100)).$((u1 % 100 / 10)) sys=$((s1 / 100)).$((s1 % 100 / 10))"
 }
 
 # Under TCG every program started costs a good fraction of a second: what
@@ -142,9 +164,25 @@ unload_providers() {
 	return 1
 }
 
+# fault_injection_off: a script that turned on failslab or fail_page_alloc
+# (debugfs) and did not turn it off would fail the scripts after it at
+# random: turn it off, and say so.
+fault_injection_off() {
+	local f v
+	for f in /sys/kernel/debug/fail*/probability; do
+		[ -w "$f" ] || continue
+		read -r v < "$f" || continue
+		[ "$v" = 0 ] && continue
+		echo 0 > "$f"
+		f=${f%/probability}
+		echo "# cleanup: fault injection was left on: ${f##*/} (turned off)"
+	done
+}
+
 cleanup() {
 	local ok=0 ns
 	sweep || ok=1
+	fault_injection_off
 	for ns in /run/netns/*; do
 		[ -e "$ns" ] || continue
 		ip netns delete "${ns##*/}" ||
@@ -193,12 +231,13 @@ for i in "${!scripts[@]}"; do
 	snapshot
 	mark "KIW-TEST-BEGIN $name uptime=$(uptime)"
 	start=${EPOCHREALTIME/./}
+	ticks=$(cpu_ticks)
 	run_one "${timeouts[$i]}" "$script"
 	clean=ok
 	cleanup || clean=failed
 	ms=$(( (${EPOCHREALTIME/./} - start) / 1000 ))
 	secs=$((ms / 1000)).$((ms % 1000 / 100))
-	mark "KIW-TEST-END $name exit=$rc seconds=$secs cleanup=$clean"
+	mark "KIW-TEST-END $name exit=$rc seconds=$secs cleanup=$clean $(cpu_used "$ticks" "$(cpu_ticks)")"
 	[ "$rc" = 0 ] && [ "$clean" = ok ] || failed=1
 done
 
