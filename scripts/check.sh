@@ -11,11 +11,26 @@
 #   vm      the VM tests scripts/tests/*.sh (--test NAME: only NAME.sh)
 #
 # Every check is one TAP line: each build, each checkpatch'ed file, each
-# KUnit case, each TAP line of each VM test, and one line per VM run for the
-# kernel staying clean. The last line is exactly "N passed, N failed";
-# skipped checks are listed but never counted as passed. The exit status is
-# non-zero when anything failed.
+# KUnit case, each TAP line of each VM test, one line per VM test script
+# and one per boot for the kernel staying clean. The last line is exactly
+# "N passed, N failed"; skipped checks are listed, counted apart, and never
+# counted as passed. The exit status is non-zero when anything failed.
+#
+# Order: what needs only Debian's stock kernel (static checks, the stock
+# kernel's VM tests) runs while the debug kernel builds in the background,
+# the first time; then what needs the debug kernel. Before the last line,
+# a time report: the wall and CPU time of every phase, of every boot, and
+# the guest time of every VM test, with a projection of a cold CI run
+# against its budget (Documentation/testing.rst, "Time budget").
+#
+# Environment: KIW_LONG=1 (the tests' long variants), KIW_TAP_TIMES=1
+# (every check of a VM test timed), KIW_VM_BATCH (tests per boot),
+# KIW_TESTS (the directory of the VM tests, default scripts/tests).
 set -euo pipefail
+# "producer | relay" runs relay in this shell (it counts the checks), and
+# the producer's CPU time is counted by "times" (a process substitution's
+# is not).
+shopt -s lastpipe
 . "$(dirname "$0")/lib.sh"
 
 only= test=
@@ -32,7 +47,7 @@ want() { [ -z "$only" ] || [ "$only" = "$1" ]; }
 LOGS=$KIW_TOP/build/logs
 mkdir -p "$LOGS"
 N=0 PASSED=0 FAILED=0 SKIPPED=0
-TIMES=()
+START=$(kiw_now)
 
 # --- TAP bookkeeping --------------------------------------------------------
 
@@ -44,20 +59,39 @@ diag() { sed 's/^/# /'; }
 # relay PREFIX: renumber the TAP on stdin into this stream. The producer
 # appends "KIW-STATUS <n>" (its exit status) as its last line, see
 # with_status; the status is left in RELAY_STATUS. Anything that is not TAP
-# is shown as a comment.
-RELAY_STATUS=
+# is shown as a comment. The markers of a VM run (vm.sh --markers) switch
+# the prefix to the script's name and end each script with a line of its
+# own (test_end); vm.sh's verdict on a failed run is kept in RELAY_VERDICT,
+# the CPU time it reports in RELAY_CPU.
+RELAY_STATUS= RELAY_VERDICT= RELAY_CPU=
 relay() {
 	local prefix=$1 line desc re='^(not )?ok [0-9]+( -)? ?(.*)$'
-	RELAY_STATUS=
+	RELAY_STATUS= RELAY_VERDICT= RELAY_CPU=
 	while IFS= read -r line; do
 		if [[ $line =~ ^KIW-STATUS\ ([0-9]+)$ ]]; then
 			RELAY_STATUS=${BASH_REMATCH[1]}
+		elif [[ $line =~ ^KIW-TEST-BEGIN\ ([^ ]+) ]]; then
+			prefix="${BASH_REMATCH[1]}: "
+			echo "# --- ${BASH_REMATCH[1]}"
+		elif [[ $line =~ ^KIW-TEST-END\ ([^ ]+)\ exit=([0-9]+)\ seconds=([0-9.]+)\ cleanup=([a-z]+)(\ user=([0-9.]+)\ sys=([0-9.]+))? ]]; then
+			test_end "${BASH_REMATCH[@]:1:4}" "${BASH_REMATCH[6]}" "${BASH_REMATCH[7]}"
+			prefix=
+		elif [[ $line =~ ^KIW-TEST-TIMEOUT\ ([^ ]+) ]]; then
+			echo "# ${BASH_REMATCH[1]} outlived its timeout: killed (blocked tasks on the console)"
+		elif [[ $line =~ ^\[kiw\]\ (PASS|FAIL)\ [^:]*\ \([0-9]+\ s,\ CPU\ ([0-9]+)\ s\) ]]; then
+			RELAY_CPU=${BASH_REMATCH[2]}
+			[[ ! $line =~ ^\[kiw\]\ FAIL\ [^:]*:\ (.*)$ ]] || RELAY_VERDICT=${BASH_REMATCH[1]}
+			echo "# $line"
+		elif [[ $line =~ ^\[kiw\]\ FAIL\ [^:]*:\ (.*)$ ]]; then
+			RELAY_VERDICT=${BASH_REMATCH[1]}
+			echo "# $line"
 		elif [[ $line =~ $re ]]; then
 			desc=${BASH_REMATCH[3]}
 			if [ -n "${BASH_REMATCH[1]}" ]; then
 				fail "$prefix$desc"
 			elif [[ $desc =~ \#[[:space:]]*[Ss][Kk][Ii][Pp] ]]; then
-				skipped "$prefix${desc%%#*}"
+				desc=${desc%%#*}
+				skipped "$prefix${desc%"${desc##*[![:space:]]}"}"
 			else
 				pass "$prefix$desc"
 			fi
@@ -72,28 +106,356 @@ relay() {
 }
 
 # with_status cmd...: run cmd, stderr included, then print its exit status
-# for relay. (Process substitutions inherit set -e: "cmd; echo $?" would
-# never get to the echo when cmd fails.)
+# for relay. (The pipeline's first part inherits set -e: "cmd; echo $?"
+# would never get to the echo when cmd fails.)
 with_status() {
 	local rc=0
 	"$@" 2>&1 || rc=$?
 	echo "KIW-STATUS $rc"
 }
 
+# --- time -------------------------------------------------------------------
+
+# cpu_now: CPU_NOW = the CPU seconds (user + system) of this script's
+# finished children so far, from the shell's own "times". Never call it in
+# a subshell ($(...)): a subshell's children start from zero.
+CPU_NOW=0
+cpu_now() {
+	local u s um us sm ss
+	times > "$LOGS/.check-times"
+	{ read -r _ _; read -r u s; } < "$LOGS/.check-times"
+	um=${u%%m*} us=${u#*m} sm=${s%%m*} ss=${s#*m}
+	us=${us%%.*} ss=${ss%%.*}
+	CPU_NOW=$(( (um + sm) * 60 + 10#$us + 10#$ss ))
+}
+
+# Rows of the time report: "phase|wall|cpu", "boot|kernel|wall|cpu|scripts|
+# tests", "secs|name|kernel|boot|timeout".
+PHASE_ROWS=() BOOT_ROWS=() TEST_ROWS=()
+
 # phase NAME FUNCTION: run a phase and time it.
 phase() {
-	local start
+	local start cpu
 	start=$(kiw_now)
+	cpu_now
+	cpu=$CPU_NOW
 	echo "# === $1"
 	"$2"
-	TIMES+=("$1: $(kiw_since "$start")")
+	cpu_now
+	PHASE_ROWS+=("$1|$(( $(kiw_now) - start ))|$((CPU_NOW - cpu))")
 	echo "# === $1 took $(kiw_since "$start")"
+}
+
+# --- the VM tests and their boots -------------------------------------------
+
+TESTS_DIR=${KIW_TESTS:-$KIW_TOP/scripts/tests}
+TESTS=()
+select_tests() {
+	if [ -n "$test" ]; then
+		TESTS=("$TESTS_DIR/$test.sh")
+	else
+		TESTS=("$TESTS_DIR"/*.sh)
+	fi
+}
+
+# The header of a test: "# kiw-vm: kernel=debug timeout=300 [mem=MB]
+# [siw=yes] [batch=alone]" (kernel: stock or debug, the default; timeout:
+# seconds for the script; mem: guest memory, default 1024; siw=yes: the
+# test loads siw as a peer, built for the stock kernel; batch=alone: a boot
+# of its own, for a test that changes the guest for good or runs long).
+test_param() {
+	sed -n "s/^# kiw-vm:.*\\b$2=\\([^ ]*\\).*/\\1/p" "$1" | head -n 1
+}
+
+# Planning the boots. Tests with the same needs (kernel, guest memory, and
+# siw on the stock kernel) share a boot: a batch of at most KIW_VM_BATCH
+# scripts (default 10; 1 boots once per test); batch=alone gets a boot of
+# its own. A group gets at least KIW_VM_PARALLEL boots (default 1; .ci/run
+# sets 2, the CI machine's cores: each QEMU runs on one host thread), run
+# that many at a time, and its scripts are spread over them by their
+# expected time, longest first onto the least loaded boot. The expected
+# time of a test is its guest time in the last run here (build/logs/
+# vm-times), else a third of its timeout.
+KIW_VM_BATCH=${KIW_VM_BATCH:-10}
+KIW_VM_PARALLEL=${KIW_VM_PARALLEL:-1}
+# With both KUnit and debug VM tests to run, the KUnit suites run as the
+# first script of a debug boot (scripts/guest/kunit.sh), which saves a boot
+# of the debug kernel and its kmemleak scans; make kunit boots for them
+# alone. KIW_KUNIT_ALONE=1: always alone.
+KUNIT_SCRIPT=$KIW_TOP/scripts/guest/kunit.sh KUNIT_IN_VM=0 KUNIT_BOOT=
+TIMES_FILE=$LOGS/vm-times
+BATCH_KEYS=() BATCH_TESTS=() NEED_STOCK=0 NEED_DEBUG=0
+
+# expected NAME TIMEOUT: the expected guest seconds of a test.
+declare -A LAST_TIME=()
+expected() {
+	local t=${LAST_TIME[$1]:-}
+	[ -n "$t" ] && echo "${t%.*}" || echo $(( $2 / 3 ))
+}
+
+# test_timeout SCRIPT: its timeout= (the KUnit script: 600 s).
+test_timeout() {
+	local t
+	[ "$1" != "$KUNIT_SCRIPT" ] || { echo 600; return; }
+	t=$(test_param "$1" timeout)
+	echo "${t:-300}"
+}
+
+plan_batches() {
+	local t kernel mem siw key name keys=() n boots i best tests w par par_stock
+	local -A group=()
+	BATCH_KEYS=() BATCH_TESTS=()
+	if [ -f "$TIMES_FILE" ]; then
+		while read -r w name; do LAST_TIME[$name]=$w; done < "$TIMES_FILE"
+	fi
+	for t in "${TESTS[@]}"; do
+		[ -f "$t" ] || { fail "vm: no such test: ${t#"$KIW_TOP"/}"; continue; }
+		kernel=$(test_param "$t" kernel)
+		mem=$(test_param "$t" mem)
+		siw=$(test_param "$t" siw)
+		case "${kernel:-debug}" in
+		stock) NEED_STOCK=1 ;;
+		debug) NEED_DEBUG=1; siw= ;; # the debug kernel has siw
+		*) fail "vm: ${t#"$KIW_TOP"/}: kernel=$kernel is neither stock nor debug"
+		   continue ;;
+		esac
+		key="${kernel:-debug} ${mem:-default} ${siw:-no}"
+		if [ "$(test_param "$t" batch)" = alone ]; then
+			BATCH_KEYS+=("$key") BATCH_TESTS+=("$t")
+			continue
+		fi
+		[ -n "${group[$key]:-}" ] || keys+=("$key")
+		group[$key]+=" $t"
+	done
+	if want kunit && [ "$NEED_DEBUG" = 1 ] && [ "${KIW_KUNIT_ALONE:-0}" != 1 ]; then
+		KUNIT_IN_VM=1
+		key="debug default no"
+		[ -n "${group[$key]:-}" ] || keys+=("$key")
+		group[$key]=" $KUNIT_SCRIPT${group[$key]:-}"
+	fi
+	# The stock kernel's boots run beside the debug kernel's build when it
+	# is not built yet: one at a time then.
+	par_stock=$KIW_VM_PARALLEL
+	[ "$NEED_DEBUG" = 0 ] || [ -f "$("$KIW_TOP/scripts/debug-kernel.sh" --print)/.done" ] ||
+		par_stock=1
+	for key in "${keys[@]}"; do
+		# shellcheck disable=SC2086
+		set -- ${group[$key]}
+		n=$#
+		par=$KIW_VM_PARALLEL
+		[[ $key != stock* ]] || par=$par_stock
+		boots=$(( (n + KIW_VM_BATCH - 1) / KIW_VM_BATCH ))
+		[ "$boots" -ge "$par" ] || boots=$par
+		[ "$boots" -le "$n" ] || boots=$n
+		local load=() count=() member=()
+		for ((i = 0; i < boots; i++)); do load[i]=0 count[i]=0 member[i]=; done
+		# Longest first, each onto the least loaded boot with room.
+		tests=$(for t in "$@"; do
+			name=$(basename "$t" .sh)
+			echo "$(expected "$name" "$(test_timeout "$t")") $t"
+		done | sort -k1,1 -rn -k2,2)
+		while read -r w t; do
+			best=
+			for ((i = 0; i < boots; i++)); do
+				[ "${count[i]}" -lt "$KIW_VM_BATCH" ] || continue
+				[ -z "$best" ] || [ "${load[i]}" -lt "${load[best]}" ] ||
+					{ [ "${load[i]}" = "${load[best]}" ] &&
+					  [ "${count[i]}" -lt "${count[best]}" ]; } || continue
+				best=$i
+			done
+			load[best]=$((load[best] + w + 1)) count[best]=$((count[best] + 1))
+			member[best]+=" $t"
+		done <<<"$tests"
+		# In each boot, KUnit first, then by name: the order is stable.
+		for ((i = 0; i < boots; i++)); do
+			[ -n "${member[i]}" ] || continue
+			BATCH_KEYS+=("$key")
+			BATCH_TESTS+=("$(for t in ${member[i]}; do
+				[ "$t" = "$KUNIT_SCRIPT" ] && echo "0 $t" || echo "1 $t"
+			done | sort | cut -d' ' -f2 | tr '\n' ' ')")
+		done
+	done
+}
+
+# The scripts of the boot being reported: name -> "" (not begun), "running",
+# "done"; and, per script, its guest time and guest CPU time ("user|sys").
+declare -A VM_STATE=() VM_SECS=() VM_CPU=()
+
+# test_end NAME EXIT SECONDS CLEANUP [USER SYS]: the line for one script of
+# a boot.
+test_end() {
+	local name=$1 rc=$2 secs=$3 clean=$4
+	VM_STATE[$name]="done"
+	VM_SECS[$name]=$secs
+	VM_CPU[$name]="${5:-?}|${6:-?}"
+	echo "# --- $name took $secs s"
+	if [ "$rc" = 124 ]; then
+		fail "$name: timed out ($secs s; its timeout= in the header)"
+	elif [ "$rc" != 0 ]; then
+		fail "$name: script exited $rc ($secs s)"
+	elif [ "$clean" != ok ]; then
+		fail "$name: the guest could not be cleaned up after it (see above)"
+	else
+		pass "$name: script exited 0, guest clean after it ($secs s)"
+	fi
+}
+
+# boot_run N KEY SCRIPT...: run boot N (vm.sh), its output with its status
+# on stdout.
+boot_run() {
+	local n=$1 kernel mem siw t args=()
+	read -r kernel mem siw <<<"$2"
+	shift 2
+	[ "$siw" != yes ] || args+=(--with-siw)
+	[ "$mem" = default ] || args+=(--mem "$mem")
+	for t in "$@"; do args+=(--timeout "$(test_timeout "$t")" --script "$t"); done
+	with_status "$KIW_TOP/scripts/vm.sh" --kernel "$kernel" --markers \
+		--log "$LOGS/boot$n-$kernel.log" "${args[@]}"
+}
+
+# boot_report N KEY SECS SCRIPT... < OUTPUT: relay boot N's output; a line
+# for each script that never ended and one for the boot; its times.
+# SECS empty: the boot is running now, and ends with its output.
+boot_report() {
+	local n=$1 key=$2 secs=$3 kernel t name names=() list st sum=0 missing=0
+	local start verdict cpu
+	start=$(kiw_now)
+	kernel=${key%% *}
+	shift 3
+	VM_STATE=() VM_SECS=() VM_CPU=()
+	for t in "$@"; do
+		name=$(basename "$t" .sh)
+		names+=("$name")
+		VM_STATE[$name]=
+	done
+	relay ""
+	st=${RELAY_STATUS:-255} verdict=$RELAY_VERDICT cpu=${RELAY_CPU:-?}
+	[ -n "$secs" ] || secs=$(( $(kiw_now) - start ))
+	for name in "${names[@]}"; do
+		case "${VM_STATE[$name]}" in
+		done) ;;
+		"") fail "$name: not run (the boot ended before it: see boot $n below)"
+		    missing=1 ;;
+		*)  fail "$name: no result (it was running when the boot ended)"
+		    missing=1 ;;
+		esac
+	done
+	[ "$KUNIT_BOOT" != "$n" ] || kunit_results "$LOGS/boot$n-$kernel.log"
+	list="${names[*]}"
+	# With every script done, any status but vm.sh's own is a script's.
+	case "$st" in
+	124|125|126) ;;
+	*) [ "$missing" = 1 ] || st=0 ;;
+	esac
+	case "$st" in
+	0) pass "boot $n ($kernel kernel: ${list// /, }): the kernel stayed clean (no KASAN, lockdep, kmemleak, WARN, BUG, hang)" ;;
+	*)   fail "boot $n ($kernel kernel: ${list// /, }): ${verdict:-vm.sh failed with status $st}"
+	     diag <<-EOF
+		this boot ran: $list (console: $LOGS/boot$n-$kernel.log)
+		to rerun one of them alone: make vmtest T=<name>
+		EOF
+	     ;;
+	esac
+	for t in "$@"; do
+		name=$(basename "$t" .sh)
+		[ -n "${VM_SECS[$name]:-}" ] || continue
+		sum=$(awk -v a="$sum" -v b="${VM_SECS[$name]}" 'BEGIN { print a + b }')
+		TEST_ROWS+=("${VM_SECS[$name]}|$name|$kernel|$n|$(test_timeout "$t")|${VM_CPU[$name]}")
+	done
+	sum=$(printf '%.0f' "$sum")
+	BOOT_ROWS+=("$n|$kernel|$secs|$cpu|$sum|${#names[@]}")
+	echo "# === boot $n took $secs s, CPU $cpu s (scripts $sum s; build, boot, kmemleak scans and cleanup the rest)"
+}
+
+# kunit_results LOG: the KUnit cases of a boot that ran guest/kunit.sh,
+# from its console log (scripts/kunit.sh --parse).
+kunit_results() {
+	local failed_before=$FAILED
+	with_status "$KIW_TOP/scripts/kunit.sh" --parse "$1" | relay ""
+	if [ "${RELAY_STATUS:-255}" != 0 ] && [ "$FAILED" = "$failed_before" ]; then
+		fail "kunit: scripts/kunit.sh --parse $1 failed (status ${RELAY_STATUS:-none})"
+	fi
+}
+
+# boot_announce N KEY SCRIPT...
+boot_announce() {
+	local n=$1 kernel mem siw label t names=()
+	read -r kernel mem siw <<<"$2"
+	shift 2
+	for t in "$@"; do names+=("$(basename "$t" .sh)"); done
+	label="$kernel kernel"
+	[ "$siw" != yes ] || label+=", siw"
+	[ "$mem" = default ] || label+=", $mem MB"
+	echo "# === boot $n: $label: ${names[*]}"
+}
+
+# vm_boots stock|debug: every planned boot of that kernel, KIW_VM_PARALLEL
+# at a time. One at a time, a boot's TAP streams as it runs; several, each
+# writes to build/logs/bootN.tap and is reported, in order, once it ended.
+BOOTS=0
+vm_boots() {
+	local i n pids=() nums=() idx=() par=$KIW_VM_PARALLEL
+	# Beside the debug kernel's build: one at a time.
+	[ -z "$DEBUG_BUILD_PID" ] || par=1
+	for i in "${!BATCH_KEYS[@]}"; do
+		[[ ${BATCH_KEYS[$i]} == "$1 "* ]] || continue
+		BOOTS=$((BOOTS + 1))
+		n=$BOOTS
+		[[ " ${BATCH_TESTS[$i]} " != *" $KUNIT_SCRIPT "* ]] || KUNIT_BOOT=$n
+		# shellcheck disable=SC2086
+		boot_announce "$n" "${BATCH_KEYS[$i]}" ${BATCH_TESTS[$i]}
+		if [ "$par" -le 1 ]; then
+			# shellcheck disable=SC2086
+			boot_run "$n" "${BATCH_KEYS[$i]}" ${BATCH_TESTS[$i]} |
+				boot_report "$n" "${BATCH_KEYS[$i]}" "" ${BATCH_TESTS[$i]}
+			continue
+		fi
+		[ "${#pids[@]}" -lt "$par" ] || boot_finish
+		echo "# boot $n runs in the background (its TAP follows when it ends)"
+		# shellcheck disable=SC2086
+		( start=$(kiw_now)
+		  boot_run "$n" "${BATCH_KEYS[$i]}" ${BATCH_TESTS[$i]} > "$LOGS/boot$n.tap"
+		  echo $(( $(kiw_now) - start )) > "$LOGS/boot$n.secs" ) &
+		pids+=($!) nums+=("$n") idx+=("$i")
+	done
+	while [ "${#pids[@]}" -gt 0 ]; do boot_finish; done
+}
+# boot_finish: wait for the oldest background boot and report it.
+boot_finish() {
+	local n=${nums[0]} i=${idx[0]}
+	wait "${pids[0]}" || true
+	pids=("${pids[@]:1}") nums=("${nums[@]:1}") idx=("${idx[@]:1}")
+	echo "# === boot $n ended"
+	# shellcheck disable=SC2086
+	boot_report "$n" "${BATCH_KEYS[$i]}" "$(cat "$LOGS/boot$n.secs" 2>/dev/null || echo '?')" \
+		${BATCH_TESTS[$i]} < "$LOGS/boot$n.tap"
+}
+
+vm_stock() { vm_boots stock; }
+vm_debug() {
+	if [ -z "$DEBUG_DIR" ]; then
+		fail "vm: the debug kernel's tests: no debug kernel (see above)"
+		return
+	fi
+	vm_boots debug
 }
 
 # --- the phases -------------------------------------------------------------
 
+# The Debian packages. When the debug kernel is needed and not built, what
+# its build needs is installed first, and the build starts (in the
+# background: start_debug_build) while the rest installs.
 deps() {
-	if "$KIW_TOP/scripts/setup-deps.sh" > "$LOGS/deps.log" 2>&1; then
+	if [ "$NEED_DEBUG" = 1 ] && [ ! -f "$("$KIW_TOP/scripts/debug-kernel.sh" --print 2>/dev/null)/.done" ]; then
+		if "$KIW_TOP/scripts/setup-deps.sh" --kernel-build > "$LOGS/deps.log" 2>&1; then
+			start_debug_build
+		else
+			fail "deps: scripts/setup-deps.sh --kernel-build failed"
+			diag < "$LOGS/deps.log"
+			summary
+		fi
+	fi
+	if "$KIW_TOP/scripts/setup-deps.sh" >> "$LOGS/deps.log" 2>&1; then
 		pass "deps: Debian packages installed"
 	else
 		fail "deps: scripts/setup-deps.sh failed"
@@ -102,24 +464,25 @@ deps() {
 	fi
 }
 
-# The kernels the selected phases need. Building the debug kernel takes
-# 10-20 minutes: only when KUnit or a debug VM test will run. The static
-# checks use it only when it is already there.
-STOCK_KDIR= DEBUG_DIR=
+# The kernels the selected phases need. The stock kernel is fetched here;
+# the debug kernel, when it is needed and not built yet (10-20 minutes),
+# is built in the background (started by deps) while the phases that do
+# not need it run (wait_debug). The static checks use it only when it is
+# there anyway.
+STOCK_KDIR= DEBUG_DIR= DEBUG_BUILD_PID= DEBUG_BUILD_START= BUILT_DEBUG=0
+start_debug_build() {
+	BUILT_DEBUG=1
+	DEBUG_BUILD_START=$(kiw_now)
+	echo "# building the debug kernel in the background (10-20 minutes on 2 cores; log: $LOGS/debug-kernel.log)"
+	# A session of its own, so that it can be stopped as a whole.
+	setsid /usr/bin/time -o "$LOGS/debug-kernel.cpu" -f '%U %S' \
+		"$KIW_TOP/scripts/debug-kernel.sh" > "$LOGS/debug-kernel.out" 2> "$LOGS/debug-kernel.log" &
+	DEBUG_BUILD_PID=$!
+}
 kernels() {
-	local dir t need_stock=0 need_debug=0
+	local dir
 	STOCK_KDIR=$(kiw_stock_kdir)
-	! want kunit || need_debug=1
-	if want vm; then
-		for t in "${TESTS[@]}"; do
-			[ -f "$t" ] || continue
-			case "$(test_param "$t" kernel)" in
-			stock) need_stock=1 ;;
-			*)     need_debug=1 ;;
-			esac
-		done
-	fi
-	if [ "$need_stock" = 1 ]; then
+	if [ "$NEED_STOCK" = 1 ] || want static; then
 		if "$KIW_TOP/scripts/stock-kernel.sh" > "$LOGS/stock-kernel.log" 2>&1; then
 			pass "kernel: Debian's stock kernel $(kiw_stock_release) unpacked"
 		else
@@ -128,31 +491,44 @@ kernels() {
 		fi
 	fi
 	dir=$("$KIW_TOP/scripts/debug-kernel.sh" --print)
-	if [ "$need_debug" = 0 ]; then
-		[ ! -f "$dir/.done" ] || DEBUG_DIR=$dir
-		return 0
-	fi
-	[ -f "$dir/.done" ] ||
-		echo "# building the debug kernel (10-20 minutes on 2 cores; log: $LOGS/debug-kernel.log)"
-	if dir=$("$KIW_TOP/scripts/debug-kernel.sh" 2> "$LOGS/debug-kernel.log" | tail -n 1) &&
-	   [ -f "$dir/.done" ]; then
+	if [ -z "$DEBUG_BUILD_PID" ] && [ -f "$dir/.done" ]; then
 		DEBUG_DIR=$dir
-		pass "kernel: debug kernel $(cat "$dir/release")"
+		[ "$NEED_DEBUG" = 0 ] || pass "kernel: debug kernel $(cat "$dir/release") (cached)"
+	fi
+}
+stop_debug_build() {
+	[ -z "$DEBUG_BUILD_PID" ] || kill -- "-$DEBUG_BUILD_PID" 2>/dev/null || true
+}
+trap stop_debug_build EXIT
+
+DEBUG_BUILD_WALL= DEBUG_BUILD_CPU=
+wait_debug() {
+	local rc=0 dir
+	wait "$DEBUG_BUILD_PID" || rc=$?
+	DEBUG_BUILD_PID=
+	DEBUG_BUILD_WALL=$(( $(kiw_now) - DEBUG_BUILD_START ))
+	DEBUG_BUILD_CPU=$(tail -n 1 "$LOGS/debug-kernel.cpu" 2>/dev/null |
+			  awk 'NF == 2 { printf "%.0f", $1 + $2 }')
+	dir=$(tail -n 1 "$LOGS/debug-kernel.out" 2>/dev/null) || true
+	if [ "$rc" = 0 ] && [ -n "$dir" ] && [ -f "$dir/.done" ]; then
+		DEBUG_DIR=$dir
+		pass "kernel: debug kernel $(cat "$dir/release") built ($DEBUG_BUILD_WALL s, CPU ${DEBUG_BUILD_CPU:-?} s)"
 	else
-		fail "kernel: building the debug kernel failed"
+		fail "kernel: building the debug kernel failed (status $rc)"
 		tail -n 40 "$LOGS/debug-kernel.log" | diag
 	fi
 }
 
-# static_build NAME KDIR WHAT ARGS...: a fresh build (so that every file is
-# compiled, and warns, again) in build/static-NAME; any diagnostic fails.
+# static_build NAME KDIR WHAT: a clean build of kiw with W=1 and sparse
+# (C=2), so that every file is compiled, and warns, again; any diagnostic
+# fails. It builds in build/<release>, where scripts/vm.sh builds too (with
+# the same flags: kbuild.sh always adds W=1), so that the VM tests after it
+# find kiw built.
 static_build() {
-	local name=$1 kdir=$2 what=$3 dir log rc=0 findings
-	shift 3
-	dir=$KIW_TOP/build/static-$name
-	log=$LOGS/static-$name.log
-	rm -rf "$dir"
-	"$KIW_TOP/scripts/kbuild.sh" "$kdir" "$dir" modules "$@" > "$log" 2>&1 || rc=$?
+	local rel=$1 kdir=$2 what=$3 log rc=0 findings
+	log=$LOGS/static-$rel.log
+	"$KIW_TOP/scripts/kbuild.sh" --clean "$kdir" "$KIW_TOP/build/$rel" modules C=2 \
+		> "$log" 2>&1 || rc=$?
 	# Compiler and modpost diagnostics, and any line naming one of kiw's
 	# sources with a line number: sparse does not always say "warning".
 	findings=$(grep -E '(warning|error|note):|WARNING:|ERROR:|\*\*\*' "$log"
@@ -165,41 +541,58 @@ static_build() {
 	fi
 }
 
-static() {
+static_stock() {
 	local rel
 	rel=$(kiw_stock_release)
-	static_build "w1-$rel" "$STOCK_KDIR" "W=1 build against $rel: no warnings" W=1
-	static_build "sparse-$rel" "$STOCK_KDIR" "sparse (C=2) against $rel: no warnings" C=2
-	# The debug kernel has KUnit, so this also covers kunit/.
-	if [ -n "$DEBUG_DIR" ]; then
-		rel=$(cat "$DEBUG_DIR/release")
-		static_build "w1-$rel" "$DEBUG_DIR/build" "W=1 build against $rel (with kunit/): no warnings" W=1
-		static_build "sparse-$rel" "$DEBUG_DIR/build" "sparse (C=2) against $rel (with kunit/): no warnings" C=2
-	else
-		skipped "static: W=1 and sparse against the debug kernel (not built yet; run make check)"
-	fi
+	static_build "$rel" "$STOCK_KDIR" "W=1 build and sparse (C=2) against $rel: no warnings"
 	checkpatch
 }
 
+# The debug kernel has KUnit, so this also covers kunit/.
+static_debug() {
+	local rel
+	if [ -z "$DEBUG_DIR" ]; then
+		skipped "static: W=1 and sparse against the debug kernel (not built; run make check)"
+		return
+	fi
+	rel=$(cat "$DEBUG_DIR/release")
+	static_build "$rel" "$DEBUG_DIR/build" \
+		"W=1 build and sparse (C=2) against $rel (with kunit/): no warnings"
+}
+
+# checkpatch.pl --strict on every .c/.h, one TAP line each; the files are
+# checked KIW_JOBS at a time (perl starts slowly), reported in order.
 checkpatch() {
-	local src f out files
+	local src f out files dir=$LOGS/checkpatch
 	src=$(kiw_linux_src)
 	files=$(cd "$KIW_TOP" && find drivers include kunit -name '*.[ch]' | sort)
 	[ -n "$files" ] || { fail "checkpatch: no .c/.h files found"; return; }
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	# shellcheck disable=SC2016
+	(cd "$KIW_TOP" && printf '%s\n' $files | xargs -P "$KIW_JOBS" -I{} sh -c '
+		f=$1 out=$2/$(echo "$1" | tr / _)
+		"$3/scripts/checkpatch.pl" --strict --no-tree --file --quiet \
+			--show-types "$f" > "$out" 2>&1
+		echo $? > "$out.rc"' _ {} "$dir" "$src")
 	for f in $files; do
-		if out=$("$src/scripts/checkpatch.pl" --strict --no-tree --file --quiet \
-			   --show-types "$KIW_TOP/$f" 2>&1); then
+		out=$dir/$(echo "$f" | tr / _)
+		if [ "$(cat "$out.rc" 2>/dev/null)" = 0 ]; then
 			pass "checkpatch --strict: $f"
 		else
 			fail "checkpatch --strict: $f"
-			diag <<<"$out"
+			diag < "$out"
 		fi
 	done
 }
 
 kunit() {
 	local failed_before=$FAILED
-	relay "" < <(with_status "$KIW_TOP/scripts/kunit.sh")
+	if [ -z "$DEBUG_DIR" ]; then
+		fail "kunit: no debug kernel (see above)"
+		return
+	fi
+	with_status "$KIW_TOP/scripts/kunit.sh" | relay ""
 	# kunit.sh reports every failure as a TAP line; if it died before it
 	# could, say so.
 	if [ "${RELAY_STATUS:-255}" != 0 ] && [ "$FAILED" = "$failed_before" ]; then
@@ -207,59 +600,109 @@ kunit() {
 	fi
 }
 
-# The header of a test: "# kiw-vm: kernel=debug timeout=300 [mem=MB] [siw=yes]"
-# (kernel: stock or debug, the default; timeout: seconds for the script;
-# mem: guest memory, default 1024; siw=yes: the test loads siw as a peer,
-# built for the stock kernel).
-test_param() {
-	sed -n "s/^# kiw-vm:.*\\b$2=\\([^ ]*\\).*/\\1/p" "$1" | head -n 1
-}
+# --- the report ---------------------------------------------------------------
 
-vm_test() {
-	local t=$1 name kernel timeout st args=()
-	name=$(basename "$t" .sh)
-	kernel=$(test_param "$t" kernel)
-	timeout=$(test_param "$t" timeout)
-	[ "$(test_param "$t" siw)" != yes ] || args+=(--with-siw)
-	[ -z "$(test_param "$t" mem)" ] || args+=(--mem "$(test_param "$t" mem)")
-	echo "# --- $name (kernel ${kernel:-debug})"
-	relay "$name: " < <(with_status "$KIW_TOP/scripts/vm.sh" --kernel "${kernel:-debug}" \
-		--timeout "${timeout:-300}" "${args[@]}" --script "$t")
-	st=${RELAY_STATUS:-255}
-	case "$st" in
-	0)   pass "$name: VM run clean (exit 0, no kernel report)" ;;
-	124) fail "$name: VM run: hang or timeout" ;;
-	125) fail "$name: VM run: the kernel reported a problem (see above)" ;;
-	126) fail "$name: VM run: no result (panic or harness error)" ;;
-	*)   fail "$name: VM run: exit status $st" ;;
-	esac
-}
+# The CI budget (Documentation/testing.rst, "Time budget"): .ci/run on a
+# fresh 2-core machine must end within KIW_BUDGET seconds, cold caches
+# included; a VM test should take at most KIW_TEST_TARGET seconds of guest
+# time on the debug kernel.
+KIW_BUDGET=${KIW_BUDGET:-2700}
+KIW_TEST_TARGET=${KIW_TEST_TARGET:-60}
+# What a cold run pays on top of a warm one, besides the debug kernel's
+# build: Debian packages, the stock kernel's download, linux-source's
+# unpacking, siw's build (estimated: a cold run was never measured whole).
+KIW_COLD_EXTRA=${KIW_COLD_EXTRA:-300}
+# The debug kernel's build on an idle 2-core machine: wall and CPU seconds
+# (measured: Documentation/testing.rst).
+KIW_DEBUG_BUILD_WALL=${KIW_DEBUG_BUILD_WALL:-840}
+KIW_DEBUG_BUILD_CPU=${KIW_DEBUG_BUILD_CPU:-1590}
 
-# The VM tests to run: all of scripts/tests/, or the one of --test.
-TESTS=()
-select_tests() {
-	if [ -n "$test" ]; then
-		TESTS=("$KIW_TOP/scripts/tests/$test.sh")
+# budget TOTAL CPU: the projected time of a cold CI run. Only a full run
+# (no --only/--test) projects.
+budget() {
+	local total=$1 cpu=$2 row name wall stock=0 cold build pct low
+	[ -z "$only" ] || return 0
+	if [ "$BUILT_DEBUG" = 1 ]; then
+		# This was a cold run, but for the packages.
+		cold=$((total + KIW_COLD_EXTRA))
+		echo "# budget: this run built the debug kernel: a cold run ~$cold s" \
+		     "(+ ~$KIW_COLD_EXTRA s of packages and downloads)"
 	else
-		TESTS=("$KIW_TOP"/scripts/tests/*.sh)
+		# Cold: the build runs beside the stock kernel's phases, so it
+		# replaces them on the critical path when it takes longer.
+		for row in "${PHASE_ROWS[@]}"; do
+			IFS='|' read -r name wall _ <<<"$row"
+			case "$name" in *"(stock kernel)"*) stock=$((stock + wall)) ;; esac
+		done
+		build=$KIW_DEBUG_BUILD_WALL
+		[ "$build" -gt "$stock" ] || build=$stock
+		cold=$((total - stock + build + KIW_COLD_EXTRA))
+		echo "# budget: warm run $total s; cold, the debug kernel's build" \
+		     "(~$KIW_DEBUG_BUILD_WALL s on 2 idle cores) overlaps the stock kernel's" \
+		     "phases ($stock s here), plus ~$KIW_COLD_EXTRA s of packages: ~$cold s"
 	fi
+	low=$(( (cpu + (BUILT_DEBUG == 1 ? 0 : KIW_DEBUG_BUILD_CPU)) / 2 ))
+	pct=$((cold * 100 / KIW_BUDGET))
+	echo "# budget: ~$pct% of the $KIW_BUDGET s CI budget (CPU: $cpu s here$(
+		[ "$BUILT_DEBUG" = 1 ] || echo " + $KIW_DEBUG_BUILD_CPU s for the build"): at least $low s on 2 cores)"
+	[ "$pct" -lt 85 ] ||
+		echo "# WARNING: the projected cold run is at $pct% of the CI budget: see Documentation/testing.rst, \"Time budget\""
 }
 
-vm() {
-	local t
-	for t in "${TESTS[@]}"; do
-		if [ -f "$t" ]; then
-			vm_test "$t"
-		else
-			fail "vm: no such test: ${t#"$KIW_TOP"/}"
-		fi
+report() {
+	local row name wall cpu n kernel scripts tests secs boot tmo note total=$1 tcpu=$2
+	echo "# ===== time report (wall: elapsed; CPU: user + system of all processes)"
+	printf '# %-34s %7s %7s\n' phase wall CPU
+	for row in "${PHASE_ROWS[@]}"; do
+		IFS='|' read -r name wall cpu <<<"$row"
+		printf '# %-34s %6ss %6ss\n' "$name" "$wall" "$cpu"
 	done
+	[ -z "$DEBUG_BUILD_WALL" ] ||
+		printf '# %-34s %6ss %6ss\n' "(debug kernel build, background)" "$DEBUG_BUILD_WALL" "${DEBUG_BUILD_CPU:-?}"
+	printf '# %-34s %6ss %6ss\n' total "$total" "$tcpu"
+	if [ ${#BOOT_ROWS[@]} -gt 0 ]; then
+		echo "# boots: wall, QEMU's CPU, the scripts' guest time (the rest: build, boot, kmemleak scans)"
+		printf '# %-6s %-6s %7s %7s %8s %6s\n' boot kernel wall CPU scripts tests
+		for row in "${BOOT_ROWS[@]}"; do
+			IFS='|' read -r n kernel wall cpu scripts tests <<<"$row"
+			printf '# %-6s %-6s %6ss %6ss %7ss %6s\n' "$n" "$kernel" "$wall" "$cpu" "$scripts" "$tests"
+		done
+	fi
+	if [ ${#TEST_ROWS[@]} -gt 0 ]; then
+		echo "# VM tests, slowest first: guest seconds (cleanup included); guest CPU"
+		echo "# seconds in user space and in the kernel (two CPUs: the rest of twice the"
+		echo "# seconds is idle, waiting); against the ${KIW_TEST_TARGET} s target and the test's timeout="
+		printf '# %8s %7s %7s  %-24s %-6s %4s %8s\n' seconds user sys test kernel boot timeout
+		printf '%s\n' "${TEST_ROWS[@]}" | sort -t'|' -k1,1 -rn |
+		while IFS='|' read -r secs name kernel boot tmo user sys; do
+			note=
+			[ "${secs%.*}" -lt "$KIW_TEST_TARGET" ] || note="  over the ${KIW_TEST_TARGET} s target"
+			[ $(( ${secs%.*} * 2 )) -lt "$tmo" ] || note+="  over half its timeout"
+			printf '# %8s %7s %7s  %-24s %-6s %4s %7ss%s\n' "$secs" "$user" "$sys" \
+				"$name" "$kernel" "$boot" "$tmo" "$note"
+		done
+	fi
+	[ -z "${KIW_LONG:-}" ] || [ "$KIW_LONG" = 0 ] || echo "# KIW_LONG=$KIW_LONG: the tests ran their long variants"
+	budget "$total" "$tcpu"
+}
+
+# save_times: the guest time of every VM test that ran to its end, for the
+# next run's plan (plan_batches).
+save_times() {
+	local row secs name
+	for row in "${TEST_ROWS[@]}"; do
+		IFS='|' read -r secs name _ <<<"$row"
+		LAST_TIME[$name]=$secs
+	done
+	for name in "${!LAST_TIME[@]}"; do echo "${LAST_TIME[$name]} $name"; done |
+		sort -k2 > "$TIMES_FILE.tmp" && mv "$TIMES_FILE.tmp" "$TIMES_FILE"
 }
 
 summary() {
-	local t
-	echo "# --- timings"
-	for t in "${TIMES[@]}"; do echo "# $t"; done
+	stop_debug_build
+	[ ${#TEST_ROWS[@]} = 0 ] || save_times
+	cpu_now
+	report "$(( $(kiw_now) - START ))" "$CPU_NOW"
 	[ "$SKIPPED" = 0 ] || echo "# $SKIPPED skipped (not counted as passed)"
 	echo "1..$N"
 	echo "$PASSED passed, $FAILED failed"
@@ -267,12 +710,18 @@ summary() {
 	exit 1
 }
 
-START=$(kiw_now)
-select_tests
+! want kunit || NEED_DEBUG=1
+if want vm; then
+	select_tests
+	plan_batches
+fi
+echo "# kiw make check: $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
 phase deps deps
 phase kernels kernels
-want static && phase static static
-want kunit && phase kunit kunit
-want vm && phase vm vm
-TIMES+=("total: $(kiw_since "$START")")
+if want static; then phase "static (stock kernel)" static_stock; fi
+if want vm && [ "$NEED_STOCK" = 1 ]; then phase "VM tests (stock kernel)" vm_stock; fi
+if [ -n "$DEBUG_BUILD_PID" ]; then phase "waiting for the debug kernel" wait_debug; fi
+if want static; then phase "static (debug kernel)" static_debug; fi
+if want kunit && [ "$KUNIT_IN_VM" = 0 ]; then phase kunit kunit; fi
+if want vm && [ "$NEED_DEBUG" = 1 ]; then phase "VM tests (debug kernel)" vm_debug; fi
 summary

@@ -5,13 +5,22 @@
 # so builds for several kernels (Debian's stock one, the debug one) and for
 # the static checks never overwrite each other's objects.
 #
-# Usage: scripts/kbuild.sh KDIR BUILD_DIR [extra kbuild arguments...]
+# Usage: scripts/kbuild.sh [--clean] KDIR BUILD_DIR [extra kbuild arguments...]
+#   --clean  remove every object first, so that every file is compiled (and
+#            warns) again
 # The build directory mirrors the source tree with symlinks; kbuild writes
 # its objects there. Modules end up in
 #   BUILD_DIR/drivers/infiniband/sw/kiw/kiw.ko and BUILD_DIR/kunit/kiw_kunit.ko
+# Every build is made with W=1: kiw must be clean with the extra warnings,
+# and with one set of compiler flags everywhere, the static checks' build
+# (W=1 C=2, in the same directory) leaves objects the VM tests' build
+# (scripts/vm.sh) and "make" can use as they are. (C=2 runs sparse beside
+# the compiler and changes no object.)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
+clean=0
+[ "${1:-}" != --clean ] || { clean=1; shift; }
 kdir=${1:?KDIR}
 build=${2:?BUILD_DIR}
 shift 2
@@ -27,7 +36,7 @@ kbuild() {
 	# whose structures no longer match the running kernel.
 	local kdir_now
 	kdir_now=$(realpath "$kdir")
-	if [ "$(cat "$build/.kdir" 2>/dev/null)" != "$kdir_now" ]; then
+	if [ "$clean" = 1 ] || [ "$(cat "$build/.kdir" 2>/dev/null)" != "$kdir_now" ]; then
 		find "$build" -mindepth 1 -delete
 		echo "$kdir_now" > "$build/.kdir"
 	fi
@@ -36,7 +45,7 @@ kbuild() {
 	for d in Kbuild drivers include kunit; do
 		cp -rs "$KIW_TOP/$d" "$build/"
 	done
-	make -C "$kdir" M="$build" CONFIG_RDMA_KIW=m "$@"
+	make -C "$kdir" M="$build" CONFIG_RDMA_KIW=m W=1 "$@"
 }
 # Two builds in one directory (a "make" and a test run) break each other's
 # objects: one at a time.

@@ -65,3 +65,26 @@ _kiw_unpack_src() {
 # Seconds since the epoch, and a duration in a readable form.
 kiw_now() { date +%s; }
 kiw_since() { echo "$(( $(date +%s) - $1 )) s"; }
+
+# The host's TSC frequency in kHz (scripts/tsc-khz.c), measured once per
+# host boot and cached; nothing when it cannot be measured. KIW_VM_TSC_KHZ
+# overrides it (0: do not pass one to the guests).
+kiw_tsc_khz() {
+	local bin id cache
+	if [ -n "${KIW_VM_TSC_KHZ:-}" ]; then
+		[ "$KIW_VM_TSC_KHZ" = 0 ] || echo "$KIW_VM_TSC_KHZ"
+		return 0
+	fi
+	id=$(cat /proc/sys/kernel/random/boot_id 2>/dev/null) || return 0
+	cache=$KIW_CACHE/tsc-khz.$id
+	[ -s "$cache" ] || {
+		bin=$KIW_CACHE/bin/tsc-khz-$(kiw_hash "$KIW_TOP/scripts/tsc-khz.c")
+		[ -x "$bin" ] || {
+			mkdir -p "$KIW_CACHE/bin"
+			cc -O2 -o "$bin.tmp.$$" "$KIW_TOP/scripts/tsc-khz.c" &&
+				mv "$bin.tmp.$$" "$bin"
+		} >&2 || return 0
+		"$bin" > "$cache.tmp.$$" && mv "$cache.tmp.$$" "$cache" || return 0
+	}
+	cat "$cache"
+}

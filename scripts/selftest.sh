@@ -3,11 +3,15 @@
 #
 # Self-test of the VM harness: a check that cannot fail is no check. Boots
 # Debian's stock kernel (fast) with small guest scripts that pass, fail, warn,
-# panic, hang, or die half-way, and checks that scripts/vm.sh and the guest
-# TAP library report each one correctly. Output: TAP. About two minutes.
+# panic, hang, or die half-way, alone and in batches (several scripts in one
+# boot: each must start from a clean guest, a hang must not stop the next
+# one, a report must name the script that caused it), and checks that
+# scripts/vm.sh and the guest TAP library report each one correctly.
+# Output: TAP. About three minutes.
 # With --debug, also the debug kernel: a module with deliberate bugs
 # (scripts/selftest/kiw_harness_bugs.c) must get a leak reported by kmemleak
-# and a lock inversion by lockdep (three more minutes).
+# (in a batch: naming the script that leaked) and a lock inversion by
+# lockdep (three more minutes).
 # Usage: scripts/selftest.sh [--debug]
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -22,7 +26,7 @@ n=0 failed=0
 expect() {
 	local name=$1 want=$2 re=${3:-} rc=0
 	cat > "$dir/$name.sh"
-	KIW_VM_BOOT_ALLOW=${BOOT_ALLOW:-} "$KIW_TOP/scripts/vm.sh" --kernel "${KERNEL:-stock}" --no-kiw \
+	KIW_VM_HOST_TIMEOUT=${HOST_TIMEOUT:-} "$KIW_TOP/scripts/vm.sh" --kernel "${KERNEL:-stock}" --no-kiw \
 		--timeout "${TIMEOUT:-60}" --script "$dir/$name.sh" > "$dir/$name.out" 2>&1 || rc=$?
 	n=$((n + 1))
 	if [ "$rc" = "$want" ] && { [ -z "$re" ] || grep -qE -- "$re" "$dir/$name.out"; }; then
@@ -34,14 +38,43 @@ expect() {
 	fi
 }
 
+# expect_batch NAME STATUS GREPS SCRIPT[:TIMEOUT]...: the scripts (made by
+# "script NAME <<< TEXT") in one boot, each with its own timeout (default
+# TIMEOUT, 60 s); vm.sh must exit with STATUS, and its output must match
+# each line of GREPS.
+script() { cat > "$dir/$1.sh"; }
+all_match() {
+	local re
+	while IFS= read -r re; do grep -qE -- "$re" "$2" || return 1; done <<<"$1"
+}
+expect_batch() {
+	local name=$1 want=$2 re=$3 rc=0 s t args=()
+	shift 3
+	for s in "$@"; do
+		t=${TIMEOUT:-60}
+		[ "$s" = "${s#*:}" ] || t=${s#*:}
+		args+=(--timeout "$t" --script "$dir/${s%%:*}.sh")
+	done
+	"$KIW_TOP/scripts/vm.sh" --kernel "${KERNEL:-stock}" --no-kiw \
+		--log "$KIW_TOP/build/logs/selftest-$name.log" "${args[@]}" > "$dir/$name.out" 2>&1 || rc=$?
+	n=$((n + 1))
+	if [ "$rc" = "$want" ] && all_match "$re" "$dir/$name.out"; then
+		echo "ok $n - $name: status $rc, output has \"${re//$'\n'/\" and \"}\""
+	else
+		failed=$((failed + 1))
+		echo "not ok $n - $name: status $rc, expected $want and \"$re\""
+		sed 's/^/# /' "$dir/$name.out" | tail -n 40
+	fi
+}
+
 # expect_kunit NAME STATUS GREP <<< CONSOLE_LOG: scripts/kunit.sh --parse.
 expect_kunit() {
 	local name=$1 want=$2 re=$3 rc=0
 	cat > "$dir/$name.log"
 	"$KIW_TOP/scripts/kunit.sh" --parse "$dir/$name.log" > "$dir/$name.out" 2>&1 || rc=$?
 	n=$((n + 1))
-	if [ "$rc" = "$want" ] && grep -qE -- "$re" "$dir/$name.out"; then
-		echo "ok $n - $name: status $rc, output has \"$re\""
+	if [ "$rc" = "$want" ] && all_match "$re" "$dir/$name.out"; then
+		echo "ok $n - $name: status $rc, output has \"${re//$'\n'/\" and \"}\""
 	else
 		failed=$((failed + 1))
 		echo "not ok $n - $name: status $rc, expected $want and \"$re\""
@@ -83,7 +116,7 @@ expect kmemleak_report 125 'unreferenced object' \
 	<<<'echo "unreferenced object 0xffff888000000000 (size 64):" > /dev/kmsg'
 expect panic 125 'Kernel panic' <<<'echo c > /proc/sysrq-trigger'
 TIMEOUT=10 expect guest_timeout 124 'timed out' <<<'sleep 1000'
-BOOT_ALLOW=0 TIMEOUT=15 expect vm_hang 124 'the VM hung' <<<'sleep 1000'
+HOST_TIMEOUT=15 TIMEOUT=100 expect vm_hang 124 'the VM hung' <<<'sleep 1000'
 expect tap_all_ok 0 '^ok 2 - two' <<'EOF2'
 . "$KIW_TOP/scripts/guest/lib.sh"
 check "one" true
@@ -117,6 +150,67 @@ check_fails_with "wrong errno" 'File exists' sh -c 'echo "error: Too many open f
 tap_done
 EOF2
 
+# Batches. The first script leaves a mess: a netns, a process, files in
+# /tmp and /run, a loaded RDMA provider. The second must not see any of it.
+script mess <<'EOF2'
+ip netns add leftover && touch /tmp/leftover /run/leftover && modprobe rdma_rxe || exit 1
+setsid sleep 4242 < /dev/null > /dev/null 2>&1 &
+EOF2
+script clean <<'EOF2'
+. "$KIW_TOP/scripts/guest/lib.sh"
+check_no_output "no netns" . ip netns list
+check "no leftover process" sh -c '! pgrep -f "slee[p] 4242"'
+check "a fresh /tmp" sh -c '[ ! -e /tmp/leftover ]'
+check "a fresh /run" sh -c '[ ! -e /run/leftover ] && [ -d /run/netns ] && [ -d /run/lock ]'
+check "rdma_rxe unloaded" sh -c '[ ! -d /sys/module/rdma_rxe ]'
+check "ip netns add works again" ip netns add leftover
+tap_done
+EOF2
+expect_batch batch_clean 0 'killed leftover processes: ' mess clean
+expect_batch batch_tap 0 'KIW-TEST-END clean exit=0 seconds=[0-9.]+ cleanup=ok' clean clean
+script exit3 <<<'exit 3'
+expect_batch batch_status 1 'KIW-TEST-END exit3 exit=3 ' exit3 clean
+script hang <<<'sleep 1000'
+# (A short timeout for the hang only: the script after it must get its own.)
+expect_batch batch_timeout 124 $'KIW-TEST-END clean exit=0 \nhang timed out' hang:10 clean
+script warn <<<'echo "WARNING: CPU: 0 PID: 1 at fake" > /dev/kmsg'
+expect_batch batch_blame 125 'reported a problem while warn ran' clean warn clean
+
+# check.sh itself, on a directory of two stock-kernel tests in one boot: a
+# skipped check is counted apart, never as passed; a failed check and the
+# script's status fail; KIW_LONG reaches the guest; the last line is
+# exactly "N passed, N failed" (deps, the stock kernel, t_long's check, its
+# script and the boot pass; t_mixed's failed check and its script fail).
+mkdir -p "$dir/checktests"
+cat > "$dir/checktests/t_mixed.sh" <<'EOF2'
+#!/bin/bash
+# kiw-vm: kernel=stock timeout=60
+. "$KIW_TOP/scripts/guest/lib.sh"
+skip "a check that cannot run here" "no such hardware"
+check "a check that fails" false
+tap_done
+EOF2
+cat > "$dir/checktests/t_long.sh" <<'EOF2'
+#!/bin/bash
+# kiw-vm: kernel=stock timeout=60
+. "$KIW_TOP/scripts/guest/lib.sh"
+check "KIW_LONG=1 reached the guest" [ "$KIW_LONG" = 1 ]
+tap_done
+EOF2
+rc=0
+KIW_VM_PARALLEL=1 KIW_LONG=1 KIW_TESTS=$dir/checktests "$KIW_TOP/scripts/check.sh" --only vm \
+	> "$dir/check.out" 2>&1 || rc=$?
+n=$((n + 1))
+want_lines=$'^ok [0-9]+ - t_mixed: a check that cannot run here # SKIP\n^not ok [0-9]+ - t_mixed: a check that fails\n^not ok [0-9]+ - t_mixed: script exited 1\n^ok [0-9]+ - t_long: KIW_LONG=1 reached the guest\n^ok [0-9]+ - boot 1 \\(stock kernel: t_long, t_mixed\\): the kernel stayed clean\n^# 1 skipped \\(not counted as passed\\)\n^# VM tests, slowest first'
+if [ "$rc" = 1 ] && all_match "$want_lines" "$dir/check.out" &&
+   [ "$(tail -n 1 "$dir/check.out")" = "5 passed, 2 failed" ]; then
+	echo "ok $n - check_sh: skips apart, failures counted, KIW_LONG passed on, last line \"5 passed, 2 failed\""
+else
+	failed=$((failed + 1))
+	echo "not ok $n - check_sh: status $rc (expected 1), last line \"$(tail -n 1 "$dir/check.out")\" (expected \"5 passed, 2 failed\")"
+	sed 's/^/# /' "$dir/check.out" | tail -n 60
+fi
+
 if [ "${1:-}" = --debug ]; then
 	# Built against the debug kernel, loaded from its host path in the guest.
 	ddir=$("$KIW_TOP/scripts/debug-kernel.sh" | tail -n 1)
@@ -129,6 +223,25 @@ if [ "${1:-}" = --debug ]; then
 		<<<"insmod $ko bug=leak && rmmod kiw_harness_bugs"
 	KERNEL=debug expect debug_lockdep 125 'possible circular locking dependency' \
 		<<<"insmod $ko bug=lockdep && rmmod kiw_harness_bugs"
+	KERNEL=debug expect debug_kmemleak_check 125 '^ok 2 - kmemleak_check reported the leak' <<EOF2
+. "\$KIW_TOP/scripts/guest/lib.sh"
+check "insmod and rmmod a module that leaks" sh -c "insmod $ko bug=leak && rmmod kiw_harness_bugs"
+if kmemleak_check; then not_ok "kmemleak_check reported the leak"; else ok "kmemleak_check reported the leak"; fi
+tap_done
+EOF2
+	# Fault injection left on is turned off for the next script.
+	script fi_on <<<'echo 0 > /sys/kernel/debug/failslab/times && echo 100 > /sys/kernel/debug/failslab/probability'
+	script fi_check <<'EOF2'
+. "$KIW_TOP/scripts/guest/lib.sh"
+check_output "failslab is off again" '^0$' cat /sys/kernel/debug/failslab/probability
+tap_done
+EOF2
+	KERNEL=debug expect_batch debug_fault_injection 0 \
+		$'fault injection was left on: failslab\nok 1 - failslab is off again' fi_on fi_check
+	script leaker <<<"insmod $ko bug=leak && rmmod kiw_harness_bugs"
+	script loader <<<"insmod $ko && rmmod kiw_harness_bugs"
+	KERNEL=debug expect_batch debug_batch_leak 125 'allocated while leaker ran' \
+		loader leaker loader
 fi
 
 echo "1..$n"

@@ -8,15 +8,24 @@
 # sees the host's root file system (read-only, over 9p) as its own.
 # Packages that ship daemons (nfs-kernel-server, open-iscsi, iperf3...) must
 # not start them on the host: a policy-rc.d denies every start while apt runs.
+#
+# Usage: scripts/setup-deps.sh [--kernel-build]
+#   --kernel-build  only what building the debug kernel needs, so that
+#                   check.sh can start that build (the longest step of a
+#                   cold run) while the rest installs
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
+KERNEL_BUILD=(
+	# the debug kernel: the source, the toolchain, and time(1) for the
+	# build's CPU time
+	linux-source-6.12 build-essential bc bison flex libelf-dev libssl-dev
+	kmod xz-utils time
+)
 PACKAGES=(
-	# kernel: headers to build kiw against, source for the debug kernel,
-	# checkpatch.pl, kunit.py and siw
-	linux-headers-6.12-amd64 linux-source-6.12
-	build-essential bc bison flex libelf-dev libssl-dev kmod dwarves
-	xz-utils python3 sparse
+	"${KERNEL_BUILD[@]}"
+	# kiw: headers to build it against; checkpatch.pl, kunit.py
+	linux-headers-6.12-amd64 dwarves python3 sparse
 	# the VM: QEMU, and a busybox initramfs
 	qemu-system-x86 busybox-static cpio
 	# RDMA user space, used inside the guests
@@ -28,6 +37,8 @@ PACKAGES=(
 	nfs-kernel-server targetcli-fb open-iscsi nvme-cli fio iperf3
 	gnuplot-nox
 )
+
+[ "${1:-}" != --kernel-build ] || PACKAGES=("${KERNEL_BUILD[@]}")
 
 missing=()
 for p in "${PACKAGES[@]}"; do
@@ -58,7 +69,13 @@ apt_q=(-q -y -o Dpkg::Use-Pty=0 -o APT::Install-Recommends=false
        -o DPkg::Lock::Timeout=600)
 log=$(mktemp)
 # apt is noisy; keep its output and show it only if it fails.
-if ! { $SUDO apt-get "${apt_q[@]}" update &&
+# The package lists: refreshed unless that was done in the last hour (a
+# --kernel-build call just before).
+lists_fresh() {
+	[ -n "$(find /var/lib/apt/lists -maxdepth 1 -name '*_Packages*' -newermt '-1 hour' \
+		2>/dev/null | head -n 1)" ]
+}
+if ! { { lists_fresh || $SUDO apt-get "${apt_q[@]}" update; } &&
        $SUDO env DEBIAN_FRONTEND=noninteractive apt-get "${apt_q[@]}" install "${missing[@]}"; } >"$log" 2>&1; then
 	tail -n 40 "$log" >&2
 	rm -f "$log"

@@ -1,46 +1,57 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #
-# Boot a kernel in QEMU (TCG), run one script inside it as root, report.
+# Boot a kernel in QEMU (TCG), run scripts inside it as root, report.
 #
 # Usage: scripts/vm.sh --kernel stock|debug --script FILE [options] [-- ARGS]
 #   --kernel stock   Debian's linux-image (scripts/stock-kernel.sh)
 #   --kernel debug   the debug kernel (scripts/debug-kernel.sh)
 #   --script FILE    bash script run in the guest with ARGS; it sees the host's
-#                    root read-only under a tmpfs overlay, cwd = the repository
-#   --timeout SEC    limit for the script (default 300); the VM as a whole
-#                    gets a boot allowance on top
+#                    root read-only under a tmpfs overlay, cwd = the repository.
+#                    Repeat it to run several scripts in one boot (a batch),
+#                    one after the other, each from the same starting point
+#                    (scripts/guest/run.sh); ARGS only go with a single script
+#   --timeout SEC    limit for each --script after it (default 300; one given
+#                    after the last --script applies to those without one);
+#                    the VM as a whole gets a boot allowance on top
 #   --mem MB         guest memory (default 1024; kmemleak's scans at the end
 #                    of a debug run take longer the more memory there is)
 #   --smp N          guest CPUs (default 2)
 #   --log FILE       console log (default build/logs/<script>-<kernel>.log);
-#                    the script's own output is kept in FILE.out
+#                    the scripts' own output is kept in FILE.out
+#   --markers        also stream the per-script markers (implied by a batch):
+#                    "KIW-TEST-BEGIN name ...", "KIW-TEST-END name exit=N
+#                    seconds=S cleanup=ok|failed"
 #   --no-kiw         do not build kiw or install it in the guest
 #   --ko FILE        also install module FILE in the guest's extra/ (repeatable)
 #   --with-siw       make "modprobe siw" work: on the stock kernel, which lacks
 #                    siw, build it (scripts/build-siw.sh); the debug kernel has it
 #   --verbose        also stream the kernel console while running
 #
-# The script's output (stdout and stderr) is streamed on stdout. Exit status:
-#   the script's, when the kernel stayed clean; otherwise
-#   124 the script or the VM timed out (hang), 125 the console shows a kernel
-#   report (KASAN, lockdep, kmemleak, WARNING, BUG, Oops, stall...), 126 the VM
-#   died without a result (panic, harness error), 2 usage or build error.
+# The scripts' output (stdout and stderr) is streamed on stdout. Exit status:
+#   the script's (a batch: 0 when every script exited 0, else 1), when the
+#   kernel stayed clean; otherwise 124 a script or the VM timed out (hang),
+#   125 the console shows a kernel report (KASAN, lockdep, kmemleak, WARNING,
+#   BUG, Oops, stall...), 126 the VM died without a result (panic, harness
+#   error), 2 usage or build error. A failed batch names the script that was
+#   running when the kernel complained (for a kmemleak report: the script
+#   that allocated the leaked object).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-usage() { sed -n '4,28s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+usage() { sed -n '4,38s/^# \{0,1\}//p' "$0" >&2; exit 2; }
 
-kernel= script= timeout=300 mem= smp=2 log= kiw=1 verbose=${KIW_VM_VERBOSE:-0} siw=0
-extra_kos=()
+kernel= timeout= mem= smp=2 log= kiw=1 verbose=${KIW_VM_VERBOSE:-0} siw=0 markers=0
+extra_kos=() scripts=() timeouts=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kernel)  kernel=${2:?}; shift 2 ;;
-	--script)  script=${2:?}; shift 2 ;;
+	--script)  scripts+=("${2:?}"); timeouts+=("$timeout"); shift 2 ;;
 	--timeout) timeout=${2:?}; shift 2 ;;
 	--mem)     mem=${2:?}; shift 2 ;;
 	--smp)     smp=${2:?}; shift 2 ;;
 	--log)     log=${2:?}; shift 2 ;;
+	--markers) markers=1; shift ;;
 	--no-kiw)  kiw=0; shift ;;
 	--ko)      extra_kos+=("$(realpath "${2:?}")"); shift 2 ;;
 	--with-siw) siw=1; shift ;;
@@ -49,15 +60,26 @@ while [ $# -gt 0 ]; do
 	*)         usage ;;
 	esac
 done
-[ -n "$kernel" ] && [ -n "$script" ] || usage
-[ -f "$script" ] || kiw_die "no such script: $script"
-script=$(realpath "$script")
-# The guest gets fresh /tmp, /run, /dev: files there are not shared.
-case "$script" in
-/tmp/*|/run/*|/dev/*|/proc/*|/sys/*)
-	kiw_die "$script is not visible in the guest (it has its own /tmp, /run...)" ;;
-esac
-name=$(basename "$script" .sh)
+[ -n "$kernel" ] && [ ${#scripts[@]} -gt 0 ] || usage
+[ ${#scripts[@]} = 1 ] || [ $# = 0 ] || kiw_die "ARGS go with a single --script only"
+[ ${#scripts[@]} = 1 ] || markers=1
+total=0 names=()
+for i in "${!scripts[@]}"; do
+	script=${scripts[$i]}
+	[ -f "$script" ] || kiw_die "no such script: $script"
+	script=$(realpath "$script")
+	# The guest gets fresh /tmp, /run, /dev: files there are not shared.
+	case "$script" in
+	/tmp/*|/run/*|/dev/*|/proc/*|/sys/*)
+		kiw_die "$script is not visible in the guest (it has its own /tmp, /run...)" ;;
+	esac
+	scripts[$i]=$script
+	timeouts[$i]=${timeouts[$i]:-${timeout:-300}}
+	total=$((total + timeouts[i]))
+	names+=("$(basename "$script" .sh)")
+done
+name=${names[0]}
+[ ${#scripts[@]} = 1 ] || name=batch-$name
 
 # Kernel reports that fail a run even when the script passed (extended regex,
 # matched against the console). "BUG:" covers KASAN, sleeping in atomic
@@ -72,7 +94,7 @@ PROBLEMS+='|self-detected stall|blocked for more than|soft lockup|hard LOCKUP'
 PROBLEMS+='|refcount_t:|list_add corruption|list_del corruption|ODEBUG:'
 PROBLEMS+='|double fault|stack-protector|Unable to handle kernel'
 PROBLEMS+='|unregister_netdevice: waiting for|ref_tracker: .*has [0-9]+/[0-9]+ users'
-PROBLEMS+='|KIW-VM-TIMEOUT|KIW-VM-ERROR'
+PROBLEMS+='|KIW-VM-TIMEOUT|KIW-VM-ERROR|KIW-TEST-TIMEOUT'
 
 # Resolve the kernel image, its release, its modules and the KDIR to build
 # kiw against.
@@ -81,15 +103,22 @@ stock)
 	kdirs=$("$KIW_TOP/scripts/stock-kernel.sh")
 	image=$kdirs/vmlinuz
 	kdir=$(kiw_stock_kdir)
+	kconfig=$kdirs/mod/boot/config-$(cat "$kdirs/release")
 	: "${mem:=1024}"
 	boot_allow=${KIW_VM_BOOT_ALLOW:-120}
 	append_kernel=
+	# qboot instead of SeaBIOS: a few seconds less per boot under TCG
+	# (44 -> 36 s for a trivial script on a loaded host). It has no PCI
+	# interrupt routing table, which the debug kernel's pci=noacpi needs
+	# (its 9p mount then hangs without an interrupt): stock kernel only.
+	bios=/usr/share/qemu/qboot.rom
 	;;
 debug)
 	# (builds it the first time: 10-20 minutes)
 	kdirs=$("$KIW_TOP/scripts/debug-kernel.sh" | tail -n 1)
 	image=$kdirs/bzImage
 	kdir=$kdirs/build
+	kconfig=$kdir/.config
 	: "${mem:=1024}"
 	# KASAN and lockdep under TCG boot slowly, and kmemleak scans at the end.
 	boot_allow=${KIW_VM_BOOT_ALLOW:-240}
@@ -97,10 +126,14 @@ debug)
 	# (\_SB.PCI0._PRT, a loop) into its 30 s loop timeout, and virtio-9p
 	# ends up without an interrupt: route PCI interrupts without ACPI.
 	append_kernel="pci=noacpi"
+	bios=
 	;;
 *)	usage ;;
 esac
 release=$(cat "$kdirs/release")
+# KIW_VM_BIOS: another firmware image ("" for QEMU's default, SeaBIOS).
+bios=${KIW_VM_BIOS-$bios}
+[ -z "$bios" ] || [ -f "$bios" ] || bios=
 if [ "$siw" = 1 ] && [ "$kernel" = stock ]; then
 	extra_kos+=("$("$KIW_TOP/scripts/build-siw.sh")")
 fi
@@ -154,17 +187,47 @@ if [ "$kiw" = 1 ]; then
 fi
 initrd=$("$KIW_TOP/scripts/initramfs.sh" "$modroot" "$release")
 
+# The tests' C tools (scripts/guest/*.c), built here, natively, into
+# build/guest-bin/ (KIW_GUEST_BIN in the guest): the guest runs the host's
+# user space, so the same binaries work there, and compiling in the guest
+# under TCG took two minutes a tool on a loaded host. Rebuilt when the
+# source is newer; linked with the RDMA libraries the tools use.
+guest_bin=$KIW_TOP/build/guest-bin
+guest_tools() {
+	local src bin
+	mkdir -p "$guest_bin"
+	for src in "$KIW_TOP"/scripts/guest/*.c; do
+		[ -f "$src" ] || continue
+		bin=$guest_bin/$(basename "$src" .c)
+		[ "$bin" -nt "$src" ] && continue
+		cc -O2 -Wall -o "$bin.tmp" "$src" -lrdmacm -libverbs -lpthread >"$log.tools" 2>&1 ||
+			{ cat "$log.tools" >&2; kiw_log "building $src failed"; return 1; }
+		mv "$bin.tmp" "$bin"
+	done
+}
+kiw_locked "guest-bin-$(kiw_hash <(echo "$guest_bin"))" guest_tools || exit 2
+
 # The job: a file the guest reads through the shared root. /tmp and /run are
-# fresh tmpfs in the guest, so it lives in the cache.
+# fresh tmpfs in the guest, so it lives in the cache. It runs the scripts
+# with scripts/guest/run.sh.
 mkdir -p "$KIW_CACHE/run"
 job=$(mktemp "$KIW_CACHE/run/$name.XXXXXX")
 {
 	echo "export KIW_TOP=$(printf %q "$KIW_TOP") KIW_KERNEL=$kernel KIW_RELEASE=$release"
+	# Passed on from the host: KIW_TAP_TIMES=1 times every check
+	# (guest/lib.sh), KIW_LONG=1 asks the tests for their long variants.
+	echo "export KIW_TAP_TIMES=$(printf %q "${KIW_TAP_TIMES:-0}") KIW_LONG=$(printf %q "${KIW_LONG:-0}")"
+	echo "export KIW_GUEST_BIN=$(printf %q "$guest_bin")"
 	echo "cd \"\$KIW_TOP\""
-	printf 'exec bash %q' "$script"
+	printf 'exec bash %q' "$KIW_TOP/scripts/guest/run.sh"
+	for i in "${!scripts[@]}"; do printf ' %q %q' "${timeouts[$i]}" "${scripts[$i]}"; done
+	printf ' --'
 	printf ' %q' "$@"
 	echo
 } > "$job"
+# The guest's watchdog: every script's limit, plus a minute each for the
+# cleanup after it; the host's adds the boot and the kmemleak scans.
+guest_timeout=$((total + 60 * ${#scripts[@]}))
 
 qemu_pid= tail_pids=()
 cleanup() {
@@ -174,27 +237,65 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# Every feature TCG emulates, except 5-level paging. With LA57, 6.12 has a
+# window early in boot (identify_cpu() clears boot_cpu_data's capabilities,
+# so pgtable_l5_enabled() is briefly false) in which an interrupt makes
+# KASAN report a "wild-memory-access" in do_raw_spin_lock: 2 boots in 20 of
+# the debug kernel. Hardware without LA57 (most of it) never has it.
+cpu=max,la57=off
+
+# One host thread runs both vCPUs, in turns. With a thread per vCPU
+# (QEMU 7.2's default, MTTCG), a vCPU now and then runs a stale translation
+# of code the kernel has just patched with text_poke_bp() (static keys,
+# alternatives): an int3 that is no longer in memory, "Oops: int3" (seen in
+# 2 of ~90 boots on a loaded host, stock kernel included, at boot and at
+# run time). On 2 shared cores a second thread gains little; the guest
+# still has two CPUs, and its tasks still interleave.
+# KIW_VM_TCG_THREAD=multi: the other mode, for measurements.
+tcg=tcg,thread=${KIW_VM_TCG_THREAD:-single}
+
 # KIW_VM_APPEND: extra kernel parameters, for debugging the harness.
 append="console=ttyS0 panic=-1 printk.devkmsg=on mitigations=off $append_kernel"
 append+=" ${KIW_VM_APPEND:-}"
 # TCG on a loaded host can starve a vCPU for a while: only call a stall a
 # stall after 60 s (the default is 21).
 append+=" rcupdate.rcu_cpu_stall_timeout=60"
-append+=" kiwvm.job=$job kiwvm.timeout=$timeout"
+# The guest's TSC is the host's: give the kernel its frequency. Its own
+# calibration (against the emulated PIT or HPET) goes wrong when the host is
+# busy, and its clock with it (one boot calibrated 180 MHz for 2445: a guest
+# minute lasted 4.6 s, the watchdogs fired at once, soft lockups appeared);
+# the LAPIC timer is calibrated against the TSC then too.
+tsc_khz=$(kiw_tsc_khz)
+[ -z "$tsc_khz" ] || append+=" tsc_early_khz=$tsc_khz"
+append+=" kiwvm.job=$job kiwvm.timeout=$guest_timeout"
 append+=" kiwvm.moddir=$moddir"
 [ -z "$modlayer" ] || append+=" kiwvm.modlayer=$modlayer"
 
-kiw_log "booting $kernel kernel $release: $name (timeout ${timeout}s, log $log)"
+if [ ${#scripts[@]} = 1 ]; then
+	kiw_log "booting $kernel kernel $release: $name (timeout ${total}s, log $log)"
+else
+	kiw_log "booting $kernel kernel $release: ${#scripts[@]} scripts (${names[*]}; timeout ${total}s, log $log)"
+fi
 start=$(kiw_now)
-timeout -k 10 $((timeout + boot_allow)) \
-	qemu-system-x86_64 -accel tcg -cpu max -smp "$smp" -m "$mem" \
-	-nodefaults -nographic -no-reboot \
+# QEMU's CPU time (user + system), next to the wall time: the host is
+# shared, and the CPU time says what a boot costs whatever the load.
+cpu_time=()
+[ ! -x /usr/bin/time ] || cpu_time=(/usr/bin/time -o "$log.cpu" -f '%U %S')
+rm -f "$log.cpu"
+# KIW_VM_HOST_TIMEOUT: the host's limit, for the harness's self-test.
+timeout -k 10 "${KIW_VM_HOST_TIMEOUT:-$((guest_timeout + boot_allow))}" \
+	"${cpu_time[@]}" qemu-system-x86_64 -accel "$tcg" -cpu "$cpu" -smp "$smp" -m "$mem" \
+	-nodefaults -nographic -no-reboot ${bios:+-bios "$bios"} \
 	-kernel "$image" -initrd "$initrd" -append "$append" \
 	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
 	-serial "file:$log" -serial "file:$out" \
 	</dev/null >"$log.qemu" 2>&1 &
 qemu_pid=$!
-tail -n +1 -s 0.2 -f --pid="$qemu_pid" "$out" &
+if [ "$markers" = 1 ]; then
+	tail -n +1 -s 0.2 -f --pid="$qemu_pid" "$out" &
+else
+	tail -n +1 -s 0.2 -f --pid="$qemu_pid" "$out" | grep --line-buffered -v '^KIW-TEST-' &
+fi
 tail_pids+=($!)
 if [ "$verbose" = 1 ]; then
 	tail -n +1 -s 0.2 -f --pid="$qemu_pid" "$log" | sed 's/^/console: /' >&2 &
@@ -206,6 +307,8 @@ qemu_pid=
 for p in "${tail_pids[@]}"; do wait "$p" 2>/dev/null || true; done
 tail_pids=()
 elapsed=$(kiw_since "$start")
+cpu=$(tail -n 1 "$log.cpu" 2>/dev/null | awk 'NF == 2 { printf "%.0f", $1 + $2 }')
+[ -z "$cpu" ] || elapsed+=", CPU $cpu s"
 
 # The serial console ends its lines with \r\n.
 sed -i 's/\r$//' "$log"
@@ -228,19 +331,63 @@ show_problems() {
 	}
 }
 
+# blame: when the first kernel report appeared, relative to the scripts'
+# markers: "while NAME ran", "after NAME ended", "while booting"; for
+# kmemleak reports, the scripts during which the leaked objects were
+# allocated: their "jiffies" (which start at 2^32 - 300 HZ) against the
+# markers' uptime.
+blame() {
+	local hz
+	hz=$(sed -n 's/^CONFIG_HZ=//p' "$kconfig" 2>/dev/null)
+	awk -v re="$PROBLEMS" -v hz="${hz:-250}" '
+	function at(j,   i, n, up) {
+		up = (j - (4294967296 - 300 * hz)) / hz
+		n = ""
+		for (i = 1; i <= nb; i++) if (bt[i] <= up) n = bn[i]
+		return n == "" ? "boot" : n
+	}
+	/KIW-TEST-BEGIN / {
+		for (i = 1; i < NF; i++) if ($i == "KIW-TEST-BEGIN") {
+			cur = $(i + 1); t = $(i + 2); sub("uptime=", "", t)
+			bn[++nb] = cur; bt[nb] = t + 0
+		}
+		state = "while " cur " ran"; next
+	}
+	/KIW-TEST-END / { state = "after " cur " ended"; next }
+	/KIW-KMEMLEAK-BEGIN/ { leak = 1; next }
+	/KIW-KMEMLEAK-END/ { leak = 0; next }
+	leak && / comm ".*jiffies [0-9]+/ {
+		j = $NF + 0; t = at(j)
+		if (!(t in seen)) { seen[t] = 1; leakers = leakers (leakers ? ", " : "") t }
+		next
+	}
+	!first && $0 ~ re {
+		first = leak ? "in the kmemleak scan at the end" : \
+			(state ? state : "while booting")
+	}
+	END {
+		if (leakers) first = first "; leaked objects were allocated while " leakers " ran"
+		print first
+	}' "$log"
+}
+
 result=$(sed -n 's/^KIW-RESULT: exit=\([0-9]*\)$/\1/p' "$log" | tail -n 1)
 status=0 verdict= kernel_trouble=1
 if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
-	status=124 verdict="the VM hung (killed after $elapsed)"
+	status=124 verdict="the VM hung (killed after $elapsed; $(blame))"
 elif grep -q '^KIW-VM-TIMEOUT' "$log"; then
-	status=124 verdict="the script timed out after ${timeout}s (blocked tasks in the log)"
+	status=124 verdict="the job timed out after ${guest_timeout}s (blocked tasks in the log; $(blame))"
+elif t=$(grep -m1 -E 'KIW-TEST-TIMEOUT' "$log"); then
+	t=${t##*KIW-TEST-TIMEOUT }
+	status=124 verdict="$t timed out (blocked tasks in the log)"
 elif grep -qE "$PROBLEMS" "$log"; then
 	first=$(grep -m1 -E "$PROBLEMS" "$log" | sed 's/^\[ *[0-9.]*\] //' | cut -c1-100)
-	status=125 verdict="the kernel reported a problem: $first"
+	status=125 verdict="the kernel reported a problem $(blame): $first"
 elif [ -z "$result" ]; then
-	status=126 verdict="no result from the guest (panic or harness error; qemu rc=$rc)"
+	status=126 verdict="no result from the guest (panic or harness error; qemu rc=$rc; $(blame))"
 elif [ "$result" != 0 ]; then
 	status=$result verdict="the script failed with status $result" kernel_trouble=0
+	[ ${#scripts[@]} = 1 ] || verdict="a script failed or did not clean up"
 fi
 
 if [ "$status" = 0 ]; then
@@ -249,12 +396,13 @@ if [ "$status" = 0 ]; then
 fi
 {
 	echo "===== $name on $kernel: FAIL: $verdict"
+	[ ${#scripts[@]} = 1 ] || echo "===== this boot ran: ${names[*]}"
 	if [ "$kernel_trouble" = 1 ]; then
 		show_problems
 		[ ! -s "$log.qemu" ] || { echo "----- qemu:"; cat "$log.qemu"; }
 	fi
 	echo "===== console log: $log"
-	echo "===== script output: $out"
+	echo "===== scripts' output: $out"
 } >&2
 kiw_log "FAIL $name on $kernel ($elapsed): $verdict"
 exit "$status"

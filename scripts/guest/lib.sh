@@ -10,6 +10,11 @@
 #      diag msg; tap_done (also run automatically when the script exits).
 # A script that ends before tap_done, plans more checks than it ran, or runs
 # none at all fails.
+# Time: a check that takes 5 s or more is followed by "# slow check: N s";
+# KIW_TAP_TIMES=1 (passed on from the host by scripts/vm.sh) times every
+# check, to see where a test spends its time. Under TCG every program
+# started costs a good fraction of a second on the debug kernel: prefer
+# bash builtins to small programs in loops.
 #
 # Two hosts in one guest: network namespaces "a" and "b" joined by a veth
 # pair (veth-a in a, veth-b in b; 10.77.0.1/24 + fd77::1/64 and
@@ -17,6 +22,7 @@
 
 KIW_TAP_N=0
 KIW_TAP_FAILED=0
+KIW_TAP_SKIPPED=0
 KIW_TAP_PLAN=
 KIW_TAP_DONE=0
 
@@ -44,11 +50,26 @@ not_ok() {
 # skip "desc" "reason": reported as skipped, never as passed.
 skip() {
 	KIW_TAP_N=$((KIW_TAP_N + 1))
+	KIW_TAP_SKIPPED=$((KIW_TAP_SKIPPED + 1))
 	echo "ok $KIW_TAP_N - $1 # SKIP ${2:-}"
 }
 
+# _kiw_timed FUNCTION "desc" ARGS...: run a check, say how long it took when
+# that was long (or always, with KIW_TAP_TIMES=1).
+_kiw_timed() {
+	local t0=${EPOCHREALTIME/./} rc=0 ms what=time
+	"$@" || rc=$?
+	ms=$(( (${EPOCHREALTIME/./} - t0) / 1000 ))
+	[ "$ms" -lt 5000 ] || what=slow
+	if [ "$what" = slow ] || [ "${KIW_TAP_TIMES:-0}" = 1 ]; then
+		printf '# %s check: %d.%d s\n' "$what" $((ms / 1000)) $((ms % 1000 / 100))
+	fi
+	return "$rc"
+}
+
 # check "desc" cmd...: passes when cmd succeeds; shows its output otherwise.
-check() {
+check() { _kiw_timed _kiw_check "$@"; }
+_kiw_check() {
 	local desc=$1 out rc=0
 	shift
 	out=$("$@" 2>&1) || rc=$?
@@ -64,7 +85,8 @@ check() {
 
 # check_fails "desc" cmd...: passes when cmd fails with a message (an error
 # without a word of explanation is no error report); shows the message.
-check_fails() {
+check_fails() { _kiw_timed _kiw_check_fails "$@"; }
+_kiw_check_fails() {
 	local desc=$1 out rc=0
 	shift
 	out=$("$@" 2>&1) || rc=$?
@@ -81,7 +103,8 @@ check_fails() {
 
 # check_fails_with "desc" REGEX cmd...: cmd fails and its message matches
 # REGEX (e.g. the strerror text of the errno the kernel must return).
-check_fails_with() {
+check_fails_with() { _kiw_timed _kiw_check_fails_with "$@"; }
+_kiw_check_fails_with() {
 	local desc=$1 re=$2 out rc=0
 	shift 2
 	out=$("$@" 2>&1) || rc=$?
@@ -98,7 +121,8 @@ check_fails_with() {
 
 # check_output "desc" REGEX cmd...: cmd succeeds and its output matches the
 # extended regular expression (grep -E, per line).
-check_output() {
+check_output() { _kiw_timed _kiw_check_output "$@"; }
+_kiw_check_output() {
 	local desc=$1 re=$2 out rc=0
 	shift 2
 	out=$("$@" 2>&1) || rc=$?
@@ -113,7 +137,8 @@ check_output() {
 }
 
 # check_no_output "desc" REGEX cmd...: cmd succeeds and no line matches.
-check_no_output() {
+check_no_output() { _kiw_timed _kiw_check_no_output "$@"; }
+_kiw_check_no_output() {
 	local desc=$1 re=$2 out rc=0
 	shift 2
 	out=$("$@" 2>&1) || rc=$?
@@ -131,9 +156,9 @@ check_no_output() {
 wait_for() {
 	local limit=$1 end
 	shift
-	end=$(( $(date +%s%N) / 1000000 + limit * 1000 ))
+	end=$(( ${EPOCHREALTIME/./} + limit * 1000000 ))
 	until "$@" >/dev/null 2>&1; do
-		[ $(( $(date +%s%N) / 1000000 )) -lt "$end" ] || return 1
+		[ "${EPOCHREALTIME/./}" -lt "$end" ] || return 1
 		sleep 0.2
 	done
 }
@@ -147,7 +172,7 @@ tap_done() {
 		not_ok "planned $KIW_TAP_PLAN checks, ran $ran"
 	fi
 	[ -n "$KIW_TAP_PLAN" ] || echo "1..$KIW_TAP_N"
-	echo "# $((KIW_TAP_N - KIW_TAP_FAILED)) passed, $KIW_TAP_FAILED failed"
+	echo "# $((KIW_TAP_N - KIW_TAP_FAILED - KIW_TAP_SKIPPED)) passed, $KIW_TAP_FAILED failed, $KIW_TAP_SKIPPED skipped"
 	[ "$KIW_TAP_FAILED" = 0 ]
 }
 
@@ -171,20 +196,26 @@ in_a() { ip netns exec a "$@"; }
 in_b() { ip netns exec b "$@"; }
 
 # kiw_hosts_up: netns a and b, joined by veth-a <-> veth-b, addressed, up.
+# (Batches of ip commands: each ip started costs most of a second on the
+# debug kernel under TCG.)
 kiw_hosts_up() {
-	ip netns add a &&
-	ip netns add b &&
-	ip link add veth-a netns a type veth peer name veth-b netns b &&
+	ip -batch - <<-EOF &&
+		netns add a
+		netns add b
+		link add veth-a netns a type veth peer name veth-b netns b
+	EOF
 	_kiw_host_up a veth-a 10.77.0.1 fd77::1 &&
 	_kiw_host_up b veth-b 10.77.0.2 fd77::2
 }
 
 _kiw_host_up() {
 	local ns=$1 dev=$2 ip4=$3 ip6=$4
-	ip -n "$ns" link set lo up &&
-	ip -n "$ns" addr add "$ip4/24" dev "$dev" &&
-	ip -n "$ns" -6 addr add "$ip6/64" dev "$dev" nodad &&
-	ip -n "$ns" link set "$dev" up
+	ip -n "$ns" -batch - <<-EOF
+		link set lo up
+		addr add $ip4/24 dev $dev
+		addr add $ip6/64 dev $dev nodad
+		link set $dev up
+	EOF
 }
 
 kiw_hosts_down() {
@@ -196,7 +227,7 @@ kiw_hosts_down() {
 # kiw_load: the module, plus what user space needs (udev would load these on
 # a real system): ib_uverbs for libibverbs, rdma_ucm for librdmacm.
 kiw_load() {
-	modprobe ib_uverbs && modprobe rdma_ucm && modprobe kiw
+	modprobe -a ib_uverbs rdma_ucm kiw
 }
 
 kiw_unload() { rmmod kiw; }
@@ -236,4 +267,33 @@ kiw_mac_to_gid() {
 	local h
 	h=$(tr -d ':' <<<"$1")
 	printf '%s:%s:%s:0000:0000:0000:0000:0000\n' "${h:0:4}" "${h:4:4}" "${h:8:4}"
+}
+
+# ---------------------------------------------------------------------------
+# Leaks.
+
+# kmemleak_check: on the debug kernel, scan for leaks now (e.g. right after
+# "rmmod kiw") and fail, with kmemleak's report, when it finds any; on a
+# kernel without kmemleak, succeed. The harness scans once at the end of
+# every boot anyway: call this only where a leak must be pinned to a step.
+# It takes two scans, at least 6 s apart (kmemleak reports an object only
+# when it is 5 s old and unchanged across two scans). The report also goes
+# to the console, so that the boot fails too, and is then cleared, so that a
+# later check reports only new leaks.
+kmemleak_check() {
+	local k=/sys/kernel/debug/kmemleak t0 left report
+	[ -w "$k" ] || return 0
+	t0=${EPOCHREALTIME%.*}
+	echo scan > "$k"
+	left=$((t0 + 6 - ${EPOCHREALTIME%.*}))
+	[ "$left" -le 0 ] || sleep "$left"
+	echo scan > "$k"
+	report=$(< "$k")
+	[ -n "$report" ] || return 0
+	echo "$report"
+	printf '%s\n' "$report" | while IFS= read -r line; do
+		echo "kmemleak_check: $line" > /dev/kmsg
+	done
+	echo clear > "$k"
+	return 1
 }
