@@ -20,10 +20,11 @@
 #   kv_has "desc" "k=v..." LINE  every k=v is a word of LINE
 #   kv_in k=v LINE            k=v is a word of LINE
 #   case_line FILE PREFIX NAME   the first line "PREFIX case=NAME ..."
-#   hostile_check OUT DONE NAME DESC PEER_WANT TGT_WANT
-#                             the peer's RESULT in OUT has PEER_WANT, the
-#                             consumer's DONE in file DONE has TGT_WANT and
-#                             the peer's TWANT (one TAP line each)
+#   lines_load FILE...        read the RESULT, TWANT and DONE lines
+#   hostile_check NAME DESC PEER_WANT TGT_WANT
+#                             the peer's RESULT has PEER_WANT, the
+#                             consumer's DONE has TGT_WANT and the peer's
+#                             TWANT (one TAP line each; after lines_load)
 
 PEER="/usr/bin/python3 -S $KIW_TOP/scripts/guest/iwarp_peer.py"
 IWT=/tmp/iw_target
@@ -84,13 +85,41 @@ case_line() {
 	grep -m1 "^$2 case=$3 " "$1"
 }
 
-# The consumer's DONE line comes a moment after the peer's RESULT.
+# lines_load FILE...: every "RESULT|TWANT|DONE case=NAME ..." line of the
+# files into HL_RESULT[NAME], HL_TWANT[NAME], HL_DONE[NAME] (first one
+# wins), without a fork per line.
+declare -A HL_RESULT HL_TWANT HL_DONE
+lines_load() {
+	local f line kind name
+	for f in "$@"; do
+		while IFS= read -r line; do
+			kind=${line%% *}
+			case "$kind" in RESULT|TWANT|DONE) ;; *) continue ;; esac
+			name=${line#"$kind" case=}
+			[ "$name" != "$line" ] || continue
+			name=${name%% *}
+			case "$kind" in
+			RESULT) [ -n "${HL_RESULT[$name]:-}" ] ||
+					HL_RESULT[$name]=$line ;;
+			TWANT) [ -n "${HL_TWANT[$name]:-}" ] ||
+					HL_TWANT[$name]=${line#* case=* } ;;
+			DONE) [ -n "${HL_DONE[$name]:-}" ] ||
+					HL_DONE[$name]=$line ;;
+			esac
+		done < "$f"
+	done
+}
+
+# The consumer's DONE line comes a moment after the peer's RESULT: wait
+# for the last case's before calling this (hostile_wait_done).
 hostile_check() {
-	local out=$1 dfile=$2 name=$3 desc=$4 pwant=$5 twant=$6 res tw done
-	res=$(case_line "$out" RESULT "$name")
-	kv_has "$desc: the peer saw it" "$pwant" "$res"
-	tw=$(case_line "$out" TWANT "$name" | cut -d' ' -f3-)
-	wait_for 30 case_line "$dfile" DONE "$name"
-	done=$(case_line "$dfile" DONE "$name")
-	kv_has "$desc: the consumer saw it" "$twant $tw" "$done"
+	local name=$1 desc=$2 pwant=$3 twant=$4
+	kv_has "$desc: the peer saw it" "$pwant" "${HL_RESULT[$name]:-}"
+	kv_has "$desc: the consumer saw it" "$twant ${HL_TWANT[$name]:-}" \
+		"${HL_DONE[$name]:-}"
+}
+
+# hostile_wait_done FILE NAME: until the consumer reported case NAME.
+hostile_wait_done() {
+	wait_for 30 grep -q "^DONE case=$2 " "$1"
 }

@@ -530,6 +530,12 @@ static void on_event(struct rdma_cm_event *ev)
 		if (!c->done_at)
 			c->done_at = now() + 0.3;
 		break;
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+		/* The device goes: let go of it now (the report follows). */
+		printf("# %s: device removal\n", c->name);
+		c->disconnected = true;
+		c->done_at = now();
+		break;
 	case RDMA_CM_EVENT_REJECTED:
 	case RDMA_CM_EVENT_UNREACHABLE:
 	case RDMA_CM_EVENT_CONNECT_ERROR:
