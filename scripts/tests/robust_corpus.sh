@@ -100,9 +100,10 @@ hostile_check after \
 	"the device still serves a valid Write, Send and Read" \
 	"term=none end=fin rresp=ok fpdu_ok=1" \
 	"established=1 disconnected=1 wc_err=none"
-check "rdma link delete kiw_a" rdma link delete kiw_a
-check "rdma link delete kiw_b" rdma link delete kiw_b
+# The consumer lets go of kiw_b first (unregistering waits for it).
 kill "$IWT_SRV_PID" 2>/dev/null
 wait "$IWT_SRV_PID" 2>/dev/null
+check "rdma link delete kiw_a" rdma link delete kiw_a
+check "rdma link delete kiw_b" rdma link delete kiw_b
 check "rmmod kiw: nothing left behind" kiw_unload
 tap_done
