@@ -35,6 +35,7 @@
  *
  * Usage:
  *   iw_target server -b ADDR -p PORT [-n CONNS] [-t SECONDS]
+ *       until CONNS connections ended, SECONDS passed, or SIGTERM
  *   iw_target client -a ADDR -p PORT -c CASE [-r RECV] [-R LEN] [-t SEC]
  *       kiw as initiator: connect, and with -R post an RDMA Read of LEN
  *       octets into r0 from the peer's STag 0x1234, TO 0x1000
@@ -687,6 +688,8 @@ int main(int argc, char **argv)
 			{ .fd = ctx ? ctx->async_fd : -1, .events = POLLIN },
 		};
 
+		if (stop && opt.mode == 's')
+			break;
 		if (stop && opt.mode == 'p' && !conns[0]->done_at) {
 			rdma_disconnect(conns[0]->id);
 			conns[0]->done_at = now() + 0.3;
