@@ -41,7 +41,8 @@
  *       octets into r0 from the peer's STag 0x1234, TO 0x1000
  *   iw_target ping -a ADDR -p PORT [-t SECONDS]
  *       a well-behaved connection: Send, wait for the echo, check it,
- *       until SIGTERM or the time is up; prints PING ok=N bad=N
+ *       until SIGTERM or the time is up; SIGUSR1 sends one more message
+ *       at once (to have data in flight)
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -112,7 +113,7 @@ static struct {
 
 static struct conn *conns[MAX_CONNS];
 static int nconns, ndone;
-static volatile sig_atomic_t stop;
+static volatile sig_atomic_t stop, kick;
 
 static double now(void)
 {
@@ -361,9 +362,12 @@ static void ping_next(struct conn *c)
 	unsigned char m[PING_LEN];
 	int i;
 
-	if (opt.mode != 'p' || !c->established || c->disconnected ||
-	    c->ping_wait || stop)
+	if (opt.mode != 'p' || !c->established || c->disconnected || stop)
 		return;
+	/* SIGUSR1: one more Send now, echo or not (data in flight). */
+	if (c->ping_wait && !kick)
+		return;
+	kick = 0;
 	c->ping_seq++;
 	for (i = 0; i < PING_LEN; i++)
 		m[i] = (i * 7 + c->ping_seq) & 0xff;
@@ -623,8 +627,10 @@ static void parse_args(int argc, char **argv)
 
 static void on_term(int sig)
 {
-	(void)sig;
-	stop = 1;
+	if (sig == SIGUSR1)
+		kick = 1;
+	else
+		stop = 1;
 }
 
 static struct ibv_context *async_ctx(void)
@@ -664,6 +670,7 @@ int main(int argc, char **argv)
 	parse_args(argc, argv);
 	parse_addr(opt.addr, opt.port, &addr);
 	signal(SIGTERM, on_term);
+	signal(SIGUSR1, on_term);
 	ch = rdma_create_event_channel();
 	if (!ch)
 		die("rdma_create_event_channel");

@@ -635,6 +635,39 @@ SCENARIOS.update({
 })
 
 
+def sc_two_segs(c, second, first_send=True):
+    """A message in two segments; the first is valid, the second breaks
+    the continuity rules (RFC 5041 7.1; kiw_ddp.h, in-order checks)."""
+    if first_send:
+        first = untagged(OP_SEND, QN_SEND, 1, 0, c.t.recv_fresh(0, 16),
+                         last=False)
+    else:
+        first = tagged(OP_WRITE, c.t.stag("r0"), c.t.addr("r0", 8),
+                       c.t.fresh("r0", 8, 16), last=False)
+    c.s.send(c.s.fpdu(first))
+    c.hostile(second)
+    if first_send:
+        c.twant.update(rq=16, rq_lo=16, rq_hi=31)
+    else:
+        c.twant.update(r0=16, r0_lo=8, r0_hi=23)
+
+
+SCENARIOS.update({
+    "seg_mo_gap": lambda c: sc_two_segs(c, untagged(
+        OP_SEND, QN_SEND, 1, 20, bytes(8))),
+    "seg_op_change": lambda c: sc_two_segs(c, untagged(
+        OP_SEND_SE, QN_SEND, 1, 16, bytes(8))),
+    "seg_msn_next": lambda c: sc_two_segs(c, untagged(
+        OP_SEND, QN_SEND, 2, 0, bytes(8))),
+    "seg_stag_change": lambda c: sc_two_segs(c, tagged(
+        OP_WRITE, c.t.stag("r0") ^ 0x100, c.t.addr("r0", 24), bytes(8)),
+        first_send=False),
+    "seg_to_gap": lambda c: sc_two_segs(c, tagged(
+        OP_WRITE, c.t.stag("r0"), c.t.addr("r0", 28), bytes(8)),
+        first_send=False),
+})
+
+
 def sc_mk_ptr(c):
     """A Write across a marker whose FPDUPTR is 4 off (RFC 5044 8, code
     3): the CRC is right, the marker is not. What precedes the marker

@@ -130,6 +130,16 @@ send_norecv|Send with no receive posted|term=1/2/0x02 hdrct=md echo=1 seglen=1 $
 # Covers: DDP-ERR-5, DDP-UT-7
 send_toolong|Send 1 octet longer than the receive buffer|term=1/2/0x05 hdrct=md echo=1 seglen=1 $T|$C async=REQ_ERR wc_err=LOC_LEN wc_flush=3|send_toolong
 send_inv_bad|Send with Invalidate of a region no peer may invalidate|term=0/1/0x09 hdrct=md echo=1 seglen=1 $T|$C async=ACCESS_ERR wc_err=REM_INV_REQ wc_flush=3|send_inv_bad
+# Two-segment messages, the second segment breaking continuity
+# Covers: DDP-ERR-4
+seg_mo_gap|Send, second segment at the wrong MO|term=1/2/0x04 hdrct=md echo=1 seglen=1 $T|$C async=REQ_ERR wc_err=LOC_LEN wc_flush=3|seg_mo_gap
+seg_op_change|Send, second segment with another opcode|term=0/2/0x06 hdrct=md echo=1 seglen=1 $T|$C async=REQ_ERR wc_err=LOC_QP_OP wc_flush=3|seg_op_change
+# Covers: DDP-ERR-6, DDP-UT-4
+seg_msn_next|a new Send before the first one's last segment|term=1/2/0x03 hdrct=md echo=1 seglen=1 $T|$C async=REQ_ERR wc_err=LOC_QP_OP wc_flush=3|seg_msn_next
+# Covers: DDP-TG-3
+seg_stag_change|Write, second segment with another STag|term=1/1/0x00 hdrct=md echo=1 seglen=1 $T|$C async=ACCESS_ERR wc_flush=4|seg_stag_change
+# Covers: DDP-TG-5
+seg_to_gap|Write, second segment at a TO with a gap|term=1/1/0x01 hdrct=md echo=1 seglen=1 $T|$C async=ACCESS_ERR wc_flush=4|seg_to_gap
 # Covers: DDP-CF-7
 ddp_v2_tagged|tagged segment with DDP version 2|term=1/1/0x04 hdrct=- $T|$C async=REQ_ERR wc_flush=4|ddp_v2_tagged
 ddp_v0_untagged|untagged segment with DDP version 0|term=1/2/0x06 hdrct=- $T|$C async=REQ_ERR wc_flush=4|ddp_v0_untagged
