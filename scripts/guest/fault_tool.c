@@ -17,9 +17,10 @@
  *
  *   SWEEP op=OP points=N failed=F ok=S last=0|ERRNO-NAME
  *
- * (points: fault points the operation reached; failed: how many of them
- * made it fail; ok: how many were absorbed; last: the result of the run
- * without a fault, which must be 0).
+ * (points: fault points the operation reached, to within STRIDE;
+ * failed: how many of those tried made it fail; ok: how many were
+ * absorbed; last: the result of the run without a fault, which must be
+ * 0).
  *
  * Usage:
  *   fault_tool devadd NAME NETDEV   RDMA netlink NEWLINK (rdma link add
@@ -29,7 +30,8 @@
  *   fault_tool connect ADDR PORT    rdma_connect() to an rdma_cm listener
  *   fault_tool accept ADDR PORT     listen; rdma_accept() each request
  *                                   (connect with -n to feed it)
- *   options: -m MAX (most points to try, default 400), -n CONNS (connect:
+ *   options: -m MAX (most points to try, default 400), -s STRIDE (try
+ *   every STRIDE-th point only: 1, 1 + STRIDE, ...), -n CONNS (connect:
  *   that many connections without faults instead of a sweep)
  */
 #include <arpa/inet.h>
@@ -50,6 +52,7 @@
 
 static int nth_fd = -1;
 static int max_n = 400;
+static int stride = 1;
 static int nconns;
 
 static void die(const char *what)
@@ -129,7 +132,7 @@ static int sweep(const char *name, int (*op)(void *arg, int n), void *arg)
 {
 	int n, ret, failed = 0, ok = 0;
 
-	for (n = 1; n <= max_n; n++) {
+	for (n = 1; n <= max_n; n += stride) {
 		ret = op(arg, n);
 		if (!g_fired) {
 			/* Fewer than n points: the sweep is complete. */
@@ -142,8 +145,8 @@ static int sweep(const char *name, int (*op)(void *arg, int n), void *arg)
 			ok++;
 	}
 	ret = op(arg, 0);
-	printf("SWEEP op=%s points=%d failed=%d ok=%d last=%s\n", name, n - 1,
-	       failed, ok, err_name(ret));
+	printf("SWEEP op=%s points=%d failed=%d ok=%d last=%s\n", name,
+	       n > max_n ? max_n : n - 1, failed, ok, err_name(ret));
 	return ret;
 }
 
@@ -488,7 +491,7 @@ static int do_accept(struct cm *c)
 		} else {
 			printf("TRY op=accept n=%d ret=%s\n", n, err_name(ret));
 			ret ? failed++ : ok++;
-			n++;
+			n += stride;
 		}
 		if (!ret) {
 			ev = next_event(c, id, 20, NULL);
@@ -521,9 +524,11 @@ int main(int argc, char **argv)
 	int ch;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	while ((ch = getopt(argc, argv, "m:n:")) != -1) {
+	while ((ch = getopt(argc, argv, "m:n:s:")) != -1) {
 		if (ch == 'm')
 			max_n = atoi(optarg);
+		else if (ch == 's')
+			stride = atoi(optarg) > 0 ? atoi(optarg) : 1;
 		else if (ch == 'n')
 			nconns = atoi(optarg);
 		else

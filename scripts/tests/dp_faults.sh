@@ -20,6 +20,14 @@
 . "$KIW_TOP/scripts/guest/hostile_lib.sh"
 
 SRV=10.77.0.2 LPORT=7300 APORT=7301
+# Every fault point with KIW_LONG=1; by default every 5th (every 2nd for
+# the short sweeps), which still reaches each allocation site's
+# neighbourhood and keeps the run short.
+if [ "${KIW_LONG:-0}" = 1 ]; then
+	S_LONG=1 S_SHORT=1
+else
+	S_LONG=5 S_SHORT=2
+fi
 FT=/tmp/fault_tool
 FI=/sys/kernel/debug
 
@@ -65,7 +73,7 @@ check "fault_tool builds" cc -O2 -Wall -o $FT \
 check "iw_target builds" iwt_build
 
 diag "--- device creation"
-in_a $FT -m 600 devadd kiw_a veth-a > /tmp/ft_dev.out 2>&1
+in_a $FT -s $S_LONG -m 600 devadd kiw_a veth-a > /tmp/ft_dev.out 2>&1
 check "every allocation of rdma link add fails in turn, then it works" \
 	sweep_ok /tmp/ft_dev.out devadd
 sweep_diag /tmp/ft_dev.out devadd
@@ -74,7 +82,7 @@ check "no kiw device is left over from the failures" \
 check "kiw_a on veth-a, kiw_b on veth-b" kiw_devices_add
 
 diag "--- verbs objects"
-in_a $FT verbs kiw_a > /tmp/ft_verbs.out 2>&1
+in_a $FT -s $S_SHORT verbs kiw_a > /tmp/ft_verbs.out 2>&1
 for op in open alloc_pd create_cq reg_mr create_qp; do
 	check "$op: every allocation fails in turn, then it works" \
 		sweep_ok /tmp/ft_verbs.out $op
@@ -83,11 +91,11 @@ done
 
 diag "--- connection setup"
 check_here "iw_target serves on kiw_b" iwt_server b $SRV $LPORT
-in_a $FT -m 400 connect $SRV $LPORT > /tmp/ft_conn.out 2>&1
+in_a $FT -s $S_LONG -m 400 connect $SRV $LPORT > /tmp/ft_conn.out 2>&1
 check "rdma_connect(): every allocation fails in turn, then it connects" \
 	sweep_ok /tmp/ft_conn.out connect
 sweep_diag /tmp/ft_conn.out connect
-in_b $FT -m 400 accept $SRV $APORT > /tmp/ft_acc.out 2>&1 &
+in_b $FT -s $S_LONG -m 400 accept $SRV $APORT > /tmp/ft_acc.out 2>&1 &
 acc=$!
 check "the accepting side listens" wait_for 30 grep -q LISTENING /tmp/ft_acc.out
 in_a $FT -n 400 connect $SRV $APORT > /tmp/ft_acc_cli.out 2>&1 &
