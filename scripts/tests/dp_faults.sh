@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# kiw-vm: kernel=debug timeout=900
+# kiw-vm: kernel=debug timeout=1800
 #
 # dp_faults: kiw when allocations fail and peers vanish. With fail-nth
 # (scripts/guest/fault_tool.c), every slab and page allocation point of
@@ -95,6 +95,8 @@ in_a $FT -s $S_LONG -m 400 connect $SRV $LPORT > /tmp/ft_conn.out 2>&1
 check "rdma_connect(): every allocation fails in turn, then it connects" \
 	sweep_ok /tmp/ft_conn.out connect
 sweep_diag /tmp/ft_conn.out connect
+# A failed accept may leave the initiator waiting for a Reply: not long.
+check "kiw_a: startup timeout 1500 ms" mpa_set kiw_a timeout_ms 1500
 in_b $FT -s $S_LONG -m 400 accept $SRV $APORT > /tmp/ft_acc.out 2>&1 &
 acc=$!
 check "the accepting side listens" wait_for 30 grep -q LISTENING /tmp/ft_acc.out

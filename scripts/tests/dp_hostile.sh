@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# kiw-vm: kernel=debug timeout=900
+# kiw-vm: kernel=debug timeout=1800
 #
 # dp_hostile: a raw iWARP peer (scripts/guest/iwarp_peer.py) completes a
 # valid MPA exchange with kiw, as initiator and as responder, then sends

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# kiw-vm: kernel=debug timeout=1500
+# kiw-vm: kernel=debug timeout=1800
 #
 # robust_corpus: kiw's robustness corpus (scripts/guest/iwarp_corpus.py):
 # crafted inputs across MPA startup, framing, CRC, markers, DDP and RDMAP
