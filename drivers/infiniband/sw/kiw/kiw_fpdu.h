@@ -59,9 +59,16 @@ int kiw_skb_crc(const struct sk_buff *skb, unsigned int off,
  * nothing before end() says the FPDU was good.
  */
 
-/* A ULPDU shorter than its DDP header: the framing is inconsistent. */
+/*
+ * A ULPDU shorter than the DDP header its control octet announces: MPA
+ * framed it fine (its CRC is good), DDP cannot interpret it. DDP local
+ * catastrophic, as kiw_ddp_rx_parse() reports the same segment (and irdma
+ * its "segment too small"); not MPA code 3, which is a marker that
+ * disagrees with ULPDU_Length and means nothing without markers.
+ */
 #define KIW_FPDU_ERR_SHORT \
-	KIW_TERM(KIW_TERM_LAYER_LLP, KIW_LLP_ETYPE_MPA, KIW_LLP_ECODE_MARKER)
+	KIW_TERM(KIW_TERM_LAYER_DDP, KIW_DDP_ETYPE_CATASTROPHIC, \
+		 KIW_DDP_ECODE_CATASTROPHIC)
 #define KIW_FPDU_ERR_CRC \
 	KIW_TERM(KIW_TERM_LAYER_LLP, KIW_LLP_ETYPE_MPA, KIW_LLP_ECODE_CRC)
 #define KIW_FPDU_ERR_MARKER \
