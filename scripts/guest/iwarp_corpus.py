@@ -345,13 +345,13 @@ def k_len(c, host, port, kv):
     if sub == "short_t":
         n = rng.randrange(0, 14)
         u = ip.tagged(ip.OP_WRITE, t.stag("r0"), t.addr("r0"))[:n]
-        code, hdrct = "2/0/0x03", "-"
+        code, hdrct = "1/0/0x00", "-"
     elif sub == "short_u":
         n = rng.randrange(0, 18)
         u = ip.untagged(ip.OP_SEND, 0, 1, 0)[:n]
         if n and u[0] & 0x80:
             u = bytes([u[0] & 0x7f]) + u[1:]
-        code, hdrct = "2/0/0x03", "-"
+        code, hdrct = "1/0/0x00", "-"
     elif sub == "max_w":
         # the largest ULPDU_Length: a Write far past r0's end
         u = ip.tagged(ip.OP_WRITE, t.stag("r0"), t.addr("r0"),

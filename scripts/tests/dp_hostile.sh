@@ -149,9 +149,9 @@ rdmap_write_untagged|an untagged RDMA Write|term=0/2/0x06 hdrct=md echo=1 seglen
 rdmap_send_qn1|a Send on the Read Request queue|term=0/2/0x06 hdrct=md echo=1 seglen=1 $T|$C async=REQ_ERR|rdmap_send_qn1
 rresp_unsolicited|a Read Response nobody asked for|term=0/2/0x06 hdrct=md echo=1 seglen=1 $T|$C async=REQ_ERR|rresp_unsolicited
 # Covers: MPA-FR-7
-trunc_tagged|ULPDU of 10 octets, tagged|term=2/0/0x03 hdrct=- $T|$C async=FATAL wc_flush=4|trunc_tagged
-trunc_untagged|ULPDU of 17 octets, untagged|term=2/0/0x03 hdrct=- $T|$C async=FATAL|trunc_untagged
-ulpdu_zero|ULPDU_Length 0|term=2/0/0x03 hdrct=- $T|$C async=FATAL|ulpdu_zero
+trunc_tagged|ULPDU of 10 octets, tagged|term=1/0/0x00 hdrct=- $T|$C async=FATAL wc_flush=4|trunc_tagged
+trunc_untagged|ULPDU of 17 octets, untagged|term=1/0/0x00 hdrct=- $T|$C async=FATAL|trunc_untagged
+ulpdu_zero|ULPDU_Length 0|term=1/0/0x00 hdrct=- $T|$C async=FATAL|ulpdu_zero
 # Covers: MPA-CRC-12, MPA-CRC-13, MPA-ERR-4, MPA-ERR-5
 bad_crc|Write with a bad CRC|term=2/0/0x02 hdrct=- $T|$C async=FATAL wc_ok=0 wc_flush=4|bad_crc
 # (IB_WC_FATAL_ERR reaches user space as IBV_WC_GENERAL_ERR: the siw ABI
