@@ -114,7 +114,7 @@ rr_src_bounds|Read Request 1 octet beyond the source|term=0/1/0x01 hdrct=mdr ech
 rr_src_wrap|Read Request whose source TO wraps|term=0/1/0x04 hdrct=mdr echo=1 seglen=1 $T|$C async=ACCESS_ERR|rr_src_wrap
 # Covers: DDP-ERR-5
 rr_long|Read Request message of 32 octets|term=1/2/0x05 hdrct=md echo=1 seglen=1 $T|$C async=REQ_ERR|rr_long
-rr_short|Read Request message of 20 octets|term=0/2/0xff $T|$C async=REQ_ERR|rr_short
+rr_short|Read Request message of 20 octets|term=0/2/0xff hdrct=md echo=1 seglen=1 $T|$C async=REQ_ERR|rr_short
 # Covers: DDP-ERR-3
 rr_over_ird|IRD + 1 Read Requests at once|term=1/2/0x02 hdrct=md echo=1 seglen=1 $T|$C async=REQ_ERR|rr_over_ird
 # Covers: DDP-ERR-6, DDP-UT-4
