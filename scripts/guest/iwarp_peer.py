@@ -668,6 +668,20 @@ SCENARIOS.update({
 })
 
 
+def sc_half_fin(c):
+    """Half an FPDU (header and 20 octets of a 64-octet Write), then our
+    FIN: the FPDU never completes. Its first octets may have landed
+    (cut-through); nothing completes, the connection ends."""
+    w = c.s.fpdu(c.write("r0", 300, 64))
+    c.s.send(w[:2 + 14 + 20])
+    time.sleep(0.2)
+    c.s.sock.shutdown(socket.SHUT_WR)
+    c.twant.update(r0=20, r0_lo=300, r0_hi=319)
+
+
+SCENARIOS["half_fin"] = sc_half_fin
+
+
 def sc_mk_ptr(c):
     """A Write across a marker whose FPDUPTR is 4 off (RFC 5044 8, code
     3): the CRC is right, the marker is not. What precedes the marker

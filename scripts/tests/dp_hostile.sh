@@ -163,6 +163,8 @@ big_ulpdu|a 4014-octet ULPDU, beyond MULPDU: accepted|term=none end=fin fpdu_ok=
 pad_ff|PAD octets 0xff: ignored|term=none end=fin|established=1 disconnected=1 async=none|pad_ff
 # Covers: MPA-AL-3, MPA-FR-8, MPA-RX-4
 split|a Write and a Send, one octet per segment|term=none end=fin|established=1 disconnected=1 async=none wc_ok=1|split
+# Covers: MPA-TD-2, DDP-ST-4
+half_fin|half an FPDU, then a FIN|term=none end=fin|established=1 disconnected=1 async=none wc_ok=0 wc_flush=4|half_fin
 # A Terminate received closes abortively: no Terminate back, a RST
 peer_term|the peer terminates: no Terminate back, a RST|term=none end=rst|established=1 disconnected=1 async=ACCESS_ERR wc_ok=0 wc_flush=4|peer_term
 EOF
