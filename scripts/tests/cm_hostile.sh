@@ -65,6 +65,12 @@ peer_batch() {
 	done < "$cases"
 }
 
+# lines_ge FILE REGEX N: FILE has at least N lines matching. For wait_for:
+# "wait_for test \"$(grep -c ...)\"" would count once, before waiting.
+lines_ge() {
+	[ "$(grep -c "$2" "$1")" -ge "$3" ]
+}
+
 # responder_cases FILE: raw responders in netns b, "NAME|DESC|WANT|CLIENT
 # ARGS|PEER ARGS" per line. For each, kiw_a's cm_tool connects to the
 # responder, whose RESULT must hold WANT; the client's output is kept in
@@ -79,11 +85,11 @@ responder_cases() {
 	pid=$!
 	while IFS='|' read -r name desc want cargs pargs; do
 		n=$((n + 1))
-		wait_for 300 test "$(grep -c LISTENING "$out")" -ge "$n"
+		wait_for 300 lines_ge "$out" LISTENING "$n"
 		# shellcheck disable=SC2086
 		cm_client a -a $SRV -p $RPORT -t 30 $cargs
 		cp "$CM_CLI_OUT" "/tmp/resp.$name"
-		wait_for 60 test "$(grep -c '^RESULT' "$out")" -ge "$n"
+		wait_for 60 lines_ge "$out" '^RESULT' "$n"
 	done < "$cases"
 	wait "$pid"
 	while IFS='|' read -r name desc want cargs pargs; do

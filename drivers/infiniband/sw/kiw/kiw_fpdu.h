@@ -62,17 +62,25 @@ int kiw_skb_crc(const struct sk_buff *skb, unsigned int off,
  */
 
 /*
- * The framing is inconsistent: a ULPDU shorter than its DDP header
- * (reported at the CRC field, as any error inside an FPDU), or a
- * ULPDU_Length above the largest ULPDU any sender may post (64768, RFC
- * 5044 section 3: reported at once, before anything of the FPDU is passed
- * up; such a length points at no CRC field worth checking). RFC 5044
- * section 8 has no code for these; as siw, kiw reports code 3, the
- * framing error of that list.
+ * A ULPDU shorter than the DDP header its control octet announces: MPA
+ * framed it fine (its CRC is good), DDP cannot interpret it. DDP local
+ * catastrophic, as kiw_ddp_rx_parse() reports the same segment (and irdma
+ * its "segment too small"); not MPA code 3, which is a marker that
+ * disagrees with ULPDU_Length and means nothing without markers.
  */
 #define KIW_FPDU_ERR_SHORT \
+	KIW_TERM(KIW_TERM_LAYER_DDP, KIW_DDP_ETYPE_CATASTROPHIC, \
+		 KIW_DDP_ECODE_CATASTROPHIC)
+
+/*
+ * A ULPDU_Length above the largest ULPDU any sender may post (64768, RFC
+ * 5044 section 3): reported at once, before anything of the FPDU is passed
+ * up; such a length points at no CRC field worth checking. RFC 5044
+ * section 8 has no code for it; as siw, kiw reports code 3, the framing
+ * error of that list.
+ */
+#define KIW_FPDU_ERR_LEN \
 	KIW_TERM(KIW_TERM_LAYER_LLP, KIW_LLP_ETYPE_MPA, KIW_LLP_ECODE_MARKER)
-#define KIW_FPDU_ERR_LEN KIW_FPDU_ERR_SHORT
 #define KIW_FPDU_ERR_CRC \
 	KIW_TERM(KIW_TERM_LAYER_LLP, KIW_LLP_ETYPE_MPA, KIW_LLP_ECODE_CRC)
 #define KIW_FPDU_ERR_MARKER \

@@ -282,11 +282,11 @@ static void kiw_rx_rreq_done(struct kiw_qp *qp)
 	struct kiw_tx *tx = &qp->tx;
 	struct kiw_irqe *e = &tx->irq[kiw_rdq_tail(&tx->irq_q)];
 	struct kiw_mr_map map;
+	u32 len = kiw_ddp_msg_len(&rx->seg);
 	struct kiw_mr *mr;
 	kiw_term_t t;
 
-	t = kiw_rdmap_read_req_parse(e->raw, kiw_ddp_msg_len(&rx->seg),
-				     &e->rr);
+	t = kiw_rdmap_read_req_parse(e->raw, len, &e->rr);
 	if (!t && kiw_rdmap_read_req_src_check(&e->rr)) {
 		t = kiw_mr_get_tagged(qp->kdev, &qp->pd->base, e->rr.src_stag,
 				      IB_ACCESS_REMOTE_READ, e->rr.src_to,
@@ -296,7 +296,13 @@ static void kiw_rx_rreq_done(struct kiw_qp *qp)
 			kiw_mr_put(mr);
 	}
 	if (t) {
-		kiw_rx_fail(qp, t, e->raw);
+		/*
+		 * Echo the Read Request header only if the message held one:
+		 * the rest of a short one's slot is an earlier request's,
+		 * possibly from an earlier connection of this QP.
+		 */
+		kiw_rx_fail(qp, t, len == sizeof(struct kiw_rdmap_read_req) ?
+			    e->raw : NULL);
 		return;
 	}
 	e->msn = rx->seg.msn;
