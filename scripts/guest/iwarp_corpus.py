@@ -353,12 +353,14 @@ def k_len(c, host, port, kv):
             u = bytes([u[0] & 0x7f]) + u[1:]
         code, hdrct = "1/0/0x00", "-"
     elif sub == "max_w":
-        # the largest ULPDU_Length: a Write far past r0's end
+        # the largest ULPDU_Length a receiver takes (64768, RFC 5044
+        # section 3; above it kiw stops at once with MPA code 3, which
+        # kiw_fpdu_rx_test.c covers): a Write far past r0's end
         u = ip.tagged(ip.OP_WRITE, t.stag("r0"), t.addr("r0"),
-                      bytes(0xffff - 14))
+                      bytes(64768 - 14))
         code, hdrct = "1/1/0x01", "md"
     else:
-        u = ip.untagged(ip.OP_SEND, 0, 1, 0, bytes(0xffff - 18))
+        u = ip.untagged(ip.OP_SEND, 0, 1, 0, bytes(64768 - 18))
         code, hdrct = "1/2/0x05", "md"
         c.twant.update(wc_err="LOC_LEN")
     c.note = "%s len=%d" % (sub, len(u))
