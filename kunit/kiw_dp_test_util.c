@@ -9,6 +9,7 @@
 #include <linux/uio.h>
 
 #include "kiw_dp_test_util.h"
+#include "kiw_stats.h"
 #include "kiw_tx_batch.h"
 
 static atomic_t kiw_dp_next_index = ATOMIC_INIT(0x1000);
@@ -309,6 +310,12 @@ static void kiw_dp_cq_init(struct kunit *test, struct kiw_dp_env *e,
 	spin_lock_init(&cq->lock);
 }
 
+/* The engines count what they send and receive (kiw_stats.h). */
+static void kiw_dp_stats_fini(void *kdev)
+{
+	kiw_stats_fini(kdev);
+}
+
 /**
  * kiw_dp_env - two QPs connected to each other, in RTS
  * @test: the test
@@ -325,6 +332,9 @@ struct kiw_dp_env *kiw_dp_env(struct kunit *test, bool crc, bool markers,
 	e->kdev = kunit_kzalloc(test, sizeof(*e->kdev), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, e->kdev);
 	xa_init(&e->kdev->mr_xa);
+	KUNIT_ASSERT_EQ(test, kiw_stats_init(e->kdev), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, kiw_dp_stats_fini,
+							e->kdev), 0);
 	e->wire = kunit_kmalloc(test, KIW_TXB_BYTES, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, e->wire);
 	kiw_dp_cq_init(test, e, &e->cq[0]);

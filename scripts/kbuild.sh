@@ -42,7 +42,7 @@ kbuild() {
 	fi
 	# Refresh the symlink farm: drop old links (keeping objects), link anew.
 	find "$build" -type l -delete
-	for d in Kbuild drivers include kunit; do
+	for d in Kbuild VERSION drivers include kunit; do
 		cp -rs "$KIW_TOP/$d" "$build/"
 	done
 	make -C "$kdir" M="$build" CONFIG_RDMA_KIW=m W=1 "$@"

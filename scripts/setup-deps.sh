@@ -31,6 +31,8 @@ PACKAGES=(
 	# RDMA user space, used inside the guests
 	rdma-core ibverbs-providers ibverbs-utils rdmacm-utils perftest
 	iproute2 python3-pyverbs ethtool iputils-ping procps
+	# "make dkms-install" and its VM test (scripts/tests/ops_dkms.sh)
+	dkms
 	# the rdma_cm consumer of the CM tests (scripts/guest/cm_tool.c)
 	librdmacm-dev libibverbs-dev
 	# RDMA consumers and load generators for later tests and the demo

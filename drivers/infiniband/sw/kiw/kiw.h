@@ -12,6 +12,7 @@
  *   kiw_srq.c    shared receive queues        (kiw_srq.h)
  *   kiw_mem.c    MRs, STags, memory access    (kiw_mem.h)
  *   kiw_cm*.c    connection manager           (kiw_cm.h, kiw_cep.h)
+ *   kiw_stats.c  counters, hw stats           (kiw_stats.h)
  */
 #ifndef KIW_H
 #define KIW_H
@@ -25,6 +26,8 @@
 
 #include "kiw_cm.h"
 #include "kiw_limits.h"
+
+struct kiw_stats;
 
 /* How a device asks for and accepts MPA CRC32c (RFC 5044 section 4.4). */
 enum kiw_crc_policy {
@@ -67,6 +70,9 @@ struct kiw_device {
 
 	/* Listeners and connection endpoints (kiw_cm.h). */
 	struct kiw_cm_dev cm;
+
+	/* Counters (kiw_stats.h): per CPU, no lock. */
+	struct kiw_stats __percpu *stats;
 
 	/* Last port state reported by an event; written under RTNL. */
 	enum ib_port_state port_state;

@@ -3,8 +3,9 @@
  * kiw module parameters and per-device MPA settings.
  *
  * The parameters are the MPA startup settings every new device starts
- * from. All are writable at run time through /sys/module/kiw/parameters
- * and take effect for devices created afterwards; each device's own copy
+ * from (modinfo kiw shows each with its default). All are writable at
+ * run time through /sys/module/kiw/parameters and take effect for
+ * devices created afterwards; each device's own copy
  * is changed through its sysfs "mpa" group (below) and takes effect for
  * that device's connections set up afterwards. Every write is validated,
  * and a bad value is refused with -EINVAL, leaving the old one.
@@ -130,24 +131,24 @@ static const struct kernel_param_ops kiw_timeout_param_ops = {
 
 module_param_cb(crc, &kiw_crc_param_ops, &kiw_param_crc, 0644);
 MODULE_PARM_DESC(crc,
-		 "MPA CRC32c: off (do not ask, use it if the peer asks), on (ask; default, as RFC 5044 requires), required (ask and refuse peers that do not)");
+		 "MPA CRC32c for new devices: off (do not ask, use it if the peer asks), on (ask; default, as RFC 5044 requires), required (ask and refuse peers that do not). Per device: /sys/class/infiniband/<dev>/mpa/crc");
 
 module_param_named(markers, kiw_param_markers, bool, 0644);
 MODULE_PARM_DESC(markers,
-		 "Ask peers to insert MPA markers in what they send us (default: N; siw refuses peers that ask). A peer's request for markers is always honoured.");
+		 "Ask peers to insert MPA markers in what they send us (default: N; siw refuses peers that ask). A peer's request for markers is always honoured. Per device: mpa/markers");
 
 module_param_cb(mpa_rev, &kiw_rev_param_ops, &kiw_param_mpa_rev, 0644);
 MODULE_PARM_DESC(mpa_rev,
-		 "MPA revision to start with: 1 (RFC 5044) or 2 (RFC 6581, IRD/ORD negotiation; default)");
+		 "MPA revision to start with: 1 (RFC 5044) or 2 (RFC 6581, IRD/ORD negotiation; default). Per device: mpa/rev");
 
 module_param_named(p2p, kiw_param_p2p, bool, 0644);
 MODULE_PARM_DESC(p2p,
-		 "As initiator at MPA revision 2, ask for RFC 6581 peer-to-peer mode: a zero-length RDMA Write or Read (ready to receive) opens Full Operation, so the responder may send first (default: N, as siw)");
+		 "As initiator at MPA revision 2, ask for RFC 6581 peer-to-peer mode: a zero-length RDMA Write or Read (ready to receive) opens Full Operation, so the responder may send first (default: N, as siw). Per device: mpa/p2p");
 
 module_param_cb(mpa_timeout_ms, &kiw_timeout_param_ops,
 		&kiw_param_mpa_timeout_ms, 0644);
 MODULE_PARM_DESC(mpa_timeout_ms,
-		 "Time allowed for the whole MPA Request/Reply exchange, and for a graceful close, in ms (100-600000, default 5000)");
+		 "Time allowed for the whole MPA Request/Reply exchange, and for a graceful close, in ms (100-600000, default 5000). Per device: mpa/timeout_ms");
 
 /* The settings a new device starts from. */
 void kiw_cfg_snapshot(struct kiw_mpa_cfg *cfg)

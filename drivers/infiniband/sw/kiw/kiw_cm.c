@@ -17,6 +17,7 @@
 #include "kiw_cep.h"
 #include "kiw_cm.h"
 #include "kiw_qp.h"
+#include "kiw_stats.h"
 
 /*
  * Endpoint work: MPA exchanges, timeouts and teardown, for every device.
@@ -77,6 +78,7 @@ struct kiw_cep *kiw_cep_alloc(struct kiw_device *kdev, struct socket *sock,
 	cep->active = active;
 	cep->state = active ? KIW_CEP_CONNECTING : KIW_CEP_AWAIT_REQ;
 	kiw_dev_mpa_cfg(kdev, &cep->cfg);
+	kiw_stats_cep_new(kdev, active);
 	return cep;
 }
 
@@ -277,6 +279,7 @@ static void kiw_cep_release(struct kiw_cep *cep, bool reset, bool error)
 		kiw_sock_shutdown(sock);
 		reset = false;
 	}
+	kiw_stats_sock_release(cep->kdev, sock);
 	kiw_sock_release(sock, reset);
 	cep->sock = NULL;
 	spin_lock_bh(&cm->lock);
@@ -379,6 +382,7 @@ void kiw_cep_step(struct kiw_cep *cep, enum kiw_cep_event ev)
 		  kiw_cep_event_name(ev), kiw_cep_state_name(prev),
 		  kiw_cep_state_name(st.next));
 	cep->state = st.next;
+	kiw_stats_cep_step(cep, prev, ev);
 	before = kiw_cep_timer_kind(prev);
 	after = kiw_cep_timer_kind(st.next);
 	if (after != before && after != KIW_CEP_TIMER_NONE)

@@ -14,6 +14,7 @@
 #include <kunit/visibility.h>
 
 #include "kiw.h"
+#include "kiw_stats.h"
 
 /* kiw runs over TCP on Ethernet interfaces; loopback and tunnels are out. */
 bool kiw_netdev_qualified(const struct net_device *netdev)
@@ -146,6 +147,7 @@ static void kiw_dealloc_driver(struct ib_device *ibdev)
 	kiw_cm_dev_fini(kdev);
 	netdev_put(kdev->netdev, &kdev->netdev_tracker);
 	kiw_device_fini_objects(kdev);
+	kiw_stats_fini(kdev);
 	kiw_dbg(kdev, "released\n");
 }
 
@@ -176,6 +178,10 @@ static struct kiw_device *kiw_device_alloc(struct net_device *netdev)
 	if (!kdev)
 		return NULL;
 	ibdev = &kdev->ibdev;
+	if (kiw_stats_init(kdev)) {
+		ib_dealloc_device(ibdev);	/* no ops yet: nothing else */
+		return NULL;
+	}
 
 	INIT_LIST_HEAD(&kdev->list);
 	spin_lock_init(&kdev->lock);
@@ -199,6 +205,7 @@ static struct kiw_device *kiw_device_alloc(struct net_device *netdev)
 	ib_set_device_ops(ibdev, &kiw_dev_ops);
 	ib_set_device_ops(ibdev, &kiw_verbs_ops);
 	ib_set_device_ops(ibdev, &kiw_cm_ops);
+	ib_set_device_ops(ibdev, &kiw_stats_ops);
 	return kdev;
 }
 

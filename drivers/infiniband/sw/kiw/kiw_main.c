@@ -97,5 +97,5 @@ module_exit(kiw_exit);
 MODULE_AUTHOR("The kiw authors");
 MODULE_DESCRIPTION("kiw: iWARP (RDMAP, DDP, MPA with CRC32c and markers) in software over kernel TCP");
 MODULE_LICENSE("Dual BSD/GPL");
-MODULE_VERSION("0.1");
+MODULE_VERSION(KIW_VERSION);
 MODULE_ALIAS_RDMA_LINK("kiw");

@@ -16,6 +16,7 @@
 #include "kiw_mpa.h"
 #include "kiw_qp.h"
 #include "kiw_ring.h"
+#include "kiw_stats.h"
 #include "kiw_tx_batch.h"
 
 /* Batches one run sends before it lets other QPs' work run. */
@@ -452,6 +453,8 @@ int kiw_tx_build_term(struct kiw_qp *qp)
 	if (n < 0)
 		return n;
 	tx->off += n;
+	kiw_stats_tx_fpdu(qp->kdev, b);
+	kiw_stats_term(qp->kdev, term, true);
 	tx->term_sent = true;
 	return 0;
 }

@@ -10,6 +10,7 @@
 #include "kiw_llp.h"
 #include "kiw_mem.h"
 #include "kiw_qp.h"
+#include "kiw_stats.h"
 #include "kiw_tx_batch.h"
 
 /* Non-zero STag for zero-length RTR messages (CONFORMANCE D-18). */
@@ -515,6 +516,7 @@ int kiw_tx_seg(struct kiw_qp *qp)
 	if (n < 0)
 		return n;
 	tx->off += n;
+	kiw_stats_tx_fpdu(qp->kdev, tx->b);
 	if (seg.last)
 		kiw_tx_msg_end(tx);
 	return 0;
