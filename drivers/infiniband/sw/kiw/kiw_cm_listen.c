@@ -120,12 +120,17 @@ static void kiw_cep_request_event(struct kiw_cep *cep, struct iw_cm_event *ev)
 	ev->private_data = (void *)req->ulp_pd;
 	ev->private_data_len = req->ulp_pd_len;
 	/*
-	 * The peer's wishes, as rdma_cm reports them (initiator_depth from
-	 * ird, responder_resources from ord): its ORD and IRD. A Rev 1 peer
+	 * rdma_cm turns ird into initiator_depth and ord into
+	 * responder_resources, seen from this side, as the IB CM does
+	 * (rdma_accept(3)): initiator_depth bounds the Reads we may issue,
+	 * which is the peer's IRD; responder_resources is the peer's ORD.
+	 * Consumers accept with ORD = min(initiator_depth, their limit): a
+	 * peer that asks for no Reads of its own (ORD 0, as NVMe-oF and
+	 * NFS clients do) must not leave us with ORD 0. A Rev 1 peer
 	 * states none: what kiw can do.
 	 */
-	ev->ird = req->enhanced ? min_t(u16, req->ord, U8_MAX) : KIW_MAX_ORD;
-	ev->ord = req->enhanced ? min_t(u16, req->ird, U8_MAX) : KIW_MAX_IRD;
+	ev->ird = req->enhanced ? min_t(u16, req->ird, U8_MAX) : KIW_MAX_ORD;
+	ev->ord = req->enhanced ? min_t(u16, req->ord, U8_MAX) : KIW_MAX_IRD;
 }
 
 /*

@@ -1,0 +1,503 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# Helpers for the storage tests (scripts/tests/storage_*.sh) and the NFS
+# part of the demo: the kernel's RDMA storage consumers over kiw, and over
+# siw on one side. Source after lib.sh.
+#
+# Two hosts, a (initiator, client; 10.77.0.1) and b (target, server;
+# 10.77.0.2), joined by a veth pair, in one of two layouts:
+#
+#   st_hosts_split   a in the initial netns (veth-a), b in netns "b"
+#                    (veth-b). For NFS: nfsd, svcrdma and the NFS client
+#                    create their rdma_cm ids in the netns of the process
+#                    that starts them. The client stays in the initial
+#                    netns because siw (the interop peer) opens a kernel
+#                    consumer's socket in the netns of the kworker that
+#                    connects, which is the initial one (FACTS.md).
+#   st_hosts_wire    a and b both in the initial netns, with routing rules
+#                    that send traffic between 10.77.0.1 and 10.77.0.2 over
+#                    the veth pair instead of loopback. For NVMe-oF and
+#                    iSER: nvme-rdma, nvmet-rdma, ib_iser and ib_isert
+#                    create their rdma_cm ids in init_net, whoever calls
+#                    them, so neither end can live in another netns.
+#
+# Either way each host has its own RDMA device on its own veth end, and
+# every byte between them crosses the veth pair (st_wire_check proves it).
+#
+#   st_dev_add SIDE TYPE      rdma link add TYPE_SIDE (kiw or siw) on veth-SIDE
+#   st_dev_del SIDE           delete that side's device (whatever its type)
+#   st_fio NAME SIZE_MB ARGS  fio with crc32c verification, several jobs,
+#                             mixed block sizes; bandwidth in $ST_FIO_BW
+#   st_res_clean              no PD, CQ, QP, MR or cm_id left on any device
+#   st_size_mb NORMAL LONG    NORMAL, or LONG when KIW_LONG=1
+
+# check_sh "desc" cmd...: as check, but cmd runs in this shell, so that
+# what it sets (devices, fio results) stays set.
+check_sh() {
+	local desc=$1 rc=0 log=/tmp/st_check.out
+	shift
+	"$@" > "$log" 2>&1 || rc=$?
+	if [ "$rc" = 0 ]; then
+		ok "$desc"
+		return 0
+	fi
+	not_ok "$desc"
+	diag "command: $*" "exit status: $rc"
+	[ ! -s "$log" ] || diag "$(cat "$log")"
+	return 1
+}
+
+ST_A=10.77.0.1
+ST_B=10.77.0.2
+ST_LAYOUT=
+ST_DEV_A= ST_DEV_B=
+ST_FIO_BW=
+ST_FIO_LOG=/tmp/st_fio.log
+# Results for the closing summary: one "name: numbers" line each.
+ST_RESULTS=()
+
+st_long() { [ "${KIW_LONG:-0}" = 1 ]; }
+
+st_size_mb() {
+	if st_long; then echo "$2"; else echo "$1"; fi
+}
+
+# The netns a side's commands run in ("" is the initial netns).
+st_ns() {
+	case "$ST_LAYOUT:$1" in
+	split:b) echo b ;;
+	*) echo "" ;;
+	esac
+}
+
+# in_side SIDE cmd...: run cmd in the netns of host SIDE. Only the netns
+# changes (not "ip netns exec", which also gives every command its own
+# mount namespace): the NFS server's mounts stay visible to the next one.
+in_side() {
+	local ns
+	ns=$(st_ns "$1")
+	shift
+	if [ -n "$ns" ]; then nsenter --net="/run/netns/$ns" "$@"; else "$@"; fi
+}
+
+_st_veth_up() {
+	local ns=$1 dev=$2 ip4=$3
+	ip ${ns:+-n "$ns"} link set lo up &&
+	ip ${ns:+-n "$ns"} addr add "$ip4/24" dev "$dev" &&
+	ip ${ns:+-n "$ns"} link set "$dev" up
+}
+
+st_hosts_split() {
+	ST_LAYOUT=split
+	ip netns add b &&
+	ip link add veth-a type veth peer name veth-b netns b &&
+	_st_veth_up "" veth-a "$ST_A" &&
+	_st_veth_up b veth-b "$ST_B"
+}
+
+# Both ends in one netns: each address is local, so the kernel would
+# deliver 10.77.0.1 -> 10.77.0.2 through loopback. Rules ahead of the local
+# table send locally generated traffic to the other address out of the
+# right veth end; the receiving end accepts a local source address.
+st_hosts_wire() {
+	local i
+	ST_LAYOUT=wire
+	ip link add veth-a type veth peer name veth-b &&
+	_st_veth_up "" veth-a "$ST_A" &&
+	_st_veth_up "" veth-b "$ST_B" || return 1
+	for i in all default lo veth-a veth-b; do
+		sysctl -qw "net.ipv4.conf.$i.accept_local=1" \
+			"net.ipv4.conf.$i.rp_filter=0" || return 1
+	done
+	ip rule add pref 100 lookup local &&
+	ip rule del pref 0 &&
+	ip rule add pref 10 iif lo to "$ST_B" lookup 10 &&
+	ip rule add pref 11 iif lo to "$ST_A" lookup 11 &&
+	ip route add "$ST_B" dev veth-a src "$ST_A" table 10 &&
+	ip route add "$ST_A" dev veth-b src "$ST_B" table 11
+}
+
+# st_wire_check: 10.77.0.1 reaches 10.77.0.2 through veth-a (its packet
+# counter moves), not through loopback.
+st_wire_check() {
+	local before after
+	before=$(cat /sys/class/net/veth-a/statistics/tx_packets)
+	ping -c 2 -W 5 -I "$ST_A" "$ST_B" >/dev/null || return 1
+	after=$(cat /sys/class/net/veth-a/statistics/tx_packets)
+	[ "$after" -ge $((before + 2)) ] || {
+		echo "veth-a sent $((after - before)) packets for 2 pings"
+		return 1
+	}
+	in_side a ip route get "$ST_B" from "$ST_A" | grep -q 'dev veth-a'
+}
+
+# st_load: kiw, siw when the test uses it, and what rdma_cm's user-space
+# tools need. configfs carries nvmet and LIO.
+st_load() {
+	modprobe -a ib_uverbs rdma_ucm kiw nvme_fabrics || return 1
+	[ "${1:-}" != siw ] || modprobe siw || return 1
+	mountpoint -q /sys/kernel/config ||
+		mount -t configfs configfs /sys/kernel/config
+}
+
+# "rdma link add" looks the netdev up in sysfs: "ip netns exec" mounts the
+# netns's own /sys for it.
+st_dev_add() {
+	local side=$1 type=$2 name=$2_$1 ns
+	ns=$(st_ns "$side")
+	${ns:+ip netns exec "$ns"} rdma link add "$name" type "$type" \
+		netdev "veth-$side" || return 1
+	wait_for 10 kiw_port_is "$name" ACTIVE || return 1
+	if [ "$side" = a ]; then ST_DEV_A=$name; else ST_DEV_B=$name; fi
+}
+
+st_dev_del() {
+	local side=$1 name
+	if [ "$side" = a ]; then name=$ST_DEV_A; else name=$ST_DEV_B; fi
+	[ -n "$name" ] || return 0
+	rdma link delete "$name" || return 1
+	if [ "$side" = a ]; then ST_DEV_A=; else ST_DEV_B=; fi
+}
+
+st_devs_del() { st_dev_del a && st_dev_del b; }
+
+# st_devs TYPE_A TYPE_B: (re)create the two devices.
+st_devs() {
+	st_dev_del a && st_dev_del b && st_dev_add a "$1" && st_dev_add b "$2"
+}
+
+# st_qps DEV: the number of QPs the device holds now.
+st_qps() {
+	rdma res show qp | grep -c "^link $1/1 "
+}
+
+# st_qps_both N: each host's device holds at least N QPs (the consumer's
+# connections run over both devices, not over one device and loopback).
+st_qps_both() {
+	local a b
+	a=$(st_qps "$ST_DEV_A") b=$(st_qps "$ST_DEV_B")
+	[ "$a" -ge "$1" ] && [ "$b" -ge "$1" ] || {
+		echo "$ST_DEV_A: $a QPs, $ST_DEV_B: $b QPs (want >= $1 each)"
+		rdma res show qp
+		return 1
+	}
+}
+
+# st_res_clean: no verbs object left on any RDMA device, except the CQs
+# of the RDMA core's shared CQ pool (ib_cq_pool_get(): they stay with the
+# device until it goes away).
+st_res_clean() {
+	local out
+	out=$(rdma res show) || return 1
+	! grep -E ' (pd|qp|mr|cm_id) [1-9]' <<<"$out" || return 1
+	out=$(rdma res show cq) || return 1
+	! grep -v 'comm \[ib_core\]' <<<"$out" | grep -q .
+}
+
+# st_res_gone SECONDS: st_res_clean within SECONDS (consumers free their
+# queues in work items); shows what is left otherwise.
+st_res_gone() {
+	wait_for "$1" st_res_clean && return 0
+	rdma res show
+	rdma res show qp
+	rdma res show cq
+	rdma res show cm_id
+	return 1
+}
+
+# st_fio NAME SIZE_MB fio-args...: write SIZE_MB in four jobs, random
+# offsets, block sizes from 4 KiB to 256 KiB, four I/Os in flight per job,
+# then read everything back and check each block's crc32c (fio fails on
+# the first bad block). The args name the target: --directory=DIR or
+# --filename=DEV (then each job takes its own quarter of the device).
+# ST_FIO_BW gets "write W MiB/s, read R MiB/s".
+st_fio() {
+	local name=$1 mb=$2 per rc=0 w r split=()
+	shift 2
+	per=$((mb / 4))
+	# Block devices: a quarter each. Files: one per job, removed after.
+	if [[ " $* " == *" --filename="* ]]; then
+		split=(--offset_increment="${per}M")
+	else
+		split=(--unlink=1)
+	fi
+	# A file system target must be the one under test, not what is below.
+	if [[ " $* " =~ \ --directory=([^ ]*) ]] &&
+	   ! mountpoint -q "${BASH_REMATCH[1]}"; then
+		echo "${BASH_REMATCH[1]} is not mounted"
+		return 1
+	fi
+	fio --name="$name" --size="${per}M" --numjobs=4 "${split[@]}" \
+		--rw=randwrite --bsrange=4k-256k \
+		--ioengine=libaio --iodepth=4 --direct=1 \
+		--verify=crc32c --verify_fatal=1 --verify_backlog=0 \
+		--group_reporting --output-format=normal "$@" \
+		> "$ST_FIO_LOG" 2>&1 || rc=$?
+	w=$(sed -n 's/^ *WRITE: bw=\([0-9.]*[KMG]i\?B\/s\).*/\1/p' "$ST_FIO_LOG")
+	r=$(sed -n 's/^ *READ: bw=\([0-9.]*[KMG]i\?B\/s\).*/\1/p' "$ST_FIO_LOG")
+	ST_FIO_BW="write ${w:-?}, read+verify ${r:-?} ($mb MiB)"
+	if [ "$rc" != 0 ] || ! grep -q 'err= 0' "$ST_FIO_LOG" ||
+	   grep -qiE 'verify.*(fail|bad)|bad magic|crc32c.*wanted' "$ST_FIO_LOG"; then
+		tail -n 40 "$ST_FIO_LOG"
+		return 1
+	fi
+	ST_RESULTS+=("$name: $ST_FIO_BW")
+}
+
+# check_fio "desc" NAME SIZE_MB fio-args...: st_fio as a TAP check, with
+# the bandwidth in the description's diagnostic.
+check_fio() {
+	local desc=$1
+	shift
+	if check_sh "$desc" st_fio "$@"; then
+		diag "fio $1: $ST_FIO_BW"
+	fi
+}
+
+st_summary() {
+	[ ${#ST_RESULTS[@]} = 0 ] || diag "fio throughput (this guest run):" \
+		"${ST_RESULTS[@]}"
+}
+
+# st_dmesg_clean PATTERN: the kernel log has no line matching PATTERN
+# (extended regex) since the last st_dmesg_mark.
+st_dmesg_mark() { dmesg -c > /dev/null; }
+st_dmesg_clean() {
+	local hits
+	hits=$(dmesg | grep -E "$1") || true
+	[ -z "$hits" ] || { echo "$hits"; return 1; }
+}
+
+# ---------------------------------------------------------------------------
+# NVMe-oF: nvmet-rdma on b (configfs), nvme-rdma on a (nvme-cli).
+
+ST_NQN=kiwtest
+ST_NVMET=/sys/kernel/config/nvmet
+
+# st_ramdisks MB: /dev/ram0 and /dev/ram1 of MB MiB each (brd).
+st_ramdisks() {
+	[ -b /dev/ram0 ] || modprobe brd rd_nr=2 rd_size=$(($1 * 1024))
+}
+
+# st_nvmet_up DEV: subsystem ST_NQN (any host) with DEV as namespace 1.
+st_nvmet_up() {
+	local s=$ST_NVMET/subsystems/$ST_NQN
+	modprobe -a nvmet nvmet_rdma &&
+	mkdir "$s" &&
+	echo 1 > "$s/attr_allow_any_host" &&
+	mkdir "$s/namespaces/1" &&
+	echo "$1" > "$s/namespaces/1/device_path" &&
+	echo 1 > "$s/namespaces/1/enable"
+}
+
+# st_nvmet_port_up / _down: port 1, RDMA, 10.77.0.2:4420, exporting ST_NQN.
+st_nvmet_port_up() {
+	local p=$ST_NVMET/ports/1
+	mkdir "$p" &&
+	echo rdma > "$p/addr_trtype" &&
+	echo ipv4 > "$p/addr_adrfam" &&
+	echo "$ST_B" > "$p/addr_traddr" &&
+	echo 4420 > "$p/addr_trsvcid" &&
+	ln -s "$ST_NVMET/subsystems/$ST_NQN" "$p/subsystems/$ST_NQN"
+}
+
+st_nvmet_port_down() {
+	local p=$ST_NVMET/ports/1
+	[ -d "$p" ] || return 0
+	rm -f "$p/subsystems/$ST_NQN" && rmdir "$p"
+}
+
+st_nvmet_down() {
+	local s=$ST_NVMET/subsystems/$ST_NQN
+	st_nvmet_port_down || return 1
+	[ -d "$s" ] || return 0
+	echo 0 > "$s/namespaces/1/enable" &&
+	rmdir "$s/namespaces/1" && rmdir "$s"
+}
+
+st_nvme_connect() {
+	modprobe nvme_rdma &&
+	nvme connect -t rdma -a "$ST_B" -s 4420 -w "$ST_A" -n "$ST_NQN"
+}
+
+# st_nvme_ctrl: the host's controller for ST_NQN (nvmeN), if any.
+st_nvme_ctrl() {
+	local c
+	for c in /sys/class/nvme/nvme*; do
+		[ -e "$c/subsysnqn" ] || continue
+		[ "$(cat "$c/subsysnqn")" = "$ST_NQN" ] || continue
+		basename "$c"
+		return 0
+	done
+	return 1
+}
+
+# st_nvme_disk: the block device of ST_NQN's namespace 1 (/dev/nvmeXnY).
+st_nvme_disk() {
+	local b
+	for b in /sys/block/nvme*n*; do
+		[ -e "$b/device/subsysnqn" ] || [ -e "$b/device/device/subsysnqn" ] ||
+			continue
+		[[ $(basename "$b") =~ ^nvme[0-9]+n[0-9]+$ ]] || continue
+		grep -qx "$ST_NQN" "$b"/device/subsysnqn "$b"/device/device/subsysnqn \
+			2>/dev/null || continue
+		echo "/dev/$(basename "$b")"
+		return 0
+	done
+	return 1
+}
+
+st_nvme_disk_ready() { local d; d=$(st_nvme_disk) && [ -b "$d" ]; }
+
+# st_nvme_transport: "rdma traddr=...,host_traddr=..." of the controller.
+st_nvme_transport() {
+	local c
+	c=$(st_nvme_ctrl) || return 1
+	echo "$(cat "/sys/class/nvme/$c/transport") $(cat "/sys/class/nvme/$c/address") $(cat "/sys/class/nvme/$c/state")"
+}
+
+st_nvme_disconnect() {
+	nvme disconnect -n "$ST_NQN" | grep -E 'disconnected [1-9]'
+}
+
+st_nvme_gone() { ! st_nvme_ctrl >/dev/null; }
+
+# ---------------------------------------------------------------------------
+# NFS over RDMA: nfsd in host b's netns (st_hosts_split), the client in a.
+
+ST_EXPORT=/srv/kiw
+ST_MNT=/mnt/kiw
+
+# st_nfsd_up MB: export a tmpfs of MB MiB (nfsd cannot export the guest's
+# overlay root) from netns b, NFSv3 and NFSv4.x, TCP on 2049 and RDMA on
+# 20049. nfsd, like rpcbind and mountd, serves the netns it is started
+# in; the RDMA listener is made by the process writing the port list, in
+# b. NFSv4's grace period and lease are the shortest nfsd allows (10 s).
+st_nfsd_up() {
+	modprobe -a nfsd rpcrdma || return 1
+	mkdir -p "$ST_EXPORT" /run/rpcbind /var/lib/nfs/v4recovery &&
+	mount -t tmpfs -o "size=$1m" kiw-export "$ST_EXPORT" || return 1
+	in_side b rpcbind || return 1
+	in_side b mount -t nfsd nfsd /proc/fs/nfsd || return 1
+	in_side b exportfs -o rw,no_root_squash,insecure,no_subtree_check,fsid=0 \
+		"*:$ST_EXPORT" || return 1
+	in_side b rpc.mountd || return 1
+	echo 10 > /proc/fs/nfsd/nfsv4gracetime &&
+	echo 10 > /proc/fs/nfsd/nfsv4leasetime &&
+	in_side b rpc.nfsd 4 &&
+	in_side b sh -c 'echo rdma 20049 > /proc/fs/nfsd/portlist'
+}
+
+st_nfsd_down() {
+	in_side b rpc.nfsd 0 || return 1
+	in_side b exportfs -ua || return 1
+	pkill -x rpc.mountd; pkill -x rpcbind
+	umount /proc/fs/nfsd && umount "$ST_EXPORT"
+}
+
+# st_nfs_mount VERS: mount the export over RDMA (v3: the path; v4: the
+# pseudo root, which is the export: fsid=0).
+st_nfs_mount() {
+	local src=$ST_EXPORT
+	case "$1" in 4*) src=/ ;; esac
+	mkdir -p "$ST_MNT" &&
+	in_side a mount -t nfs -o "rdma,port=20049,vers=$1,nolock" \
+		"$ST_B:$src" "$ST_MNT"
+}
+
+# st_nfs_xprt: the transport line of the mount's RPC statistics.
+st_nfs_xprt() {
+	awk -v m="$ST_MNT" '$1 == "device" { on = ($5 == m) }
+		on && $1 == "xprt:" { print; exit }' /proc/self/mountstats
+}
+
+st_nfs_opts() {
+	awk -v m="$ST_MNT" '$2 == m { print $4 }' /proc/mounts
+}
+
+st_nfs_umount() { umount "$ST_MNT"; }
+
+# ---------------------------------------------------------------------------
+# iSER: LIO (targetcli, ib_isert) on b, open-iscsi (iscsid, iscsiadm,
+# ib_iser) on a.
+#
+# LIO keeps an iSCSI/TCP listener on every portal and adds the iSER one
+# next to it, on the same address and port. A software iWARP device
+# listens through the host's own TCP stack, where that port is taken:
+# rdma_listen() fails with EADDRINUSE (siw alike). So the portal is made
+# by a targetcli running in a scratch netns ("lio", where 10.77.0.2 is a
+# loopback address): LIO opens its TCP listener in the netns of the task
+# that creates the portal. iSER is then switched on from the initial
+# netns, where isert listens (init_net) and where siw, too, opens its
+# listening socket (the caller's netns).
+
+ST_IQN=iqn.2026-11.org.kiw:storage
+ST_LIO=/sys/kernel/config/target/iscsi
+
+st_lio_up() {
+	local dev=$1 tpg=/iscsi/$ST_IQN/tpg1
+	modprobe -a target_core_mod target_core_iblock iscsi_target_mod \
+		ib_isert || return 1
+	# targetcli asks D-Bus for tcmu-runner's handlers, and gives up
+	# without a system bus.
+	if [ ! -S /run/dbus/system_bus_socket ]; then
+		mkdir -p /run/dbus && dbus-daemon --system --fork || return 1
+	fi
+	ip netns add lio && ip -n lio link set lo up &&
+	ip -n lio addr add "$ST_B/32" dev lo || return 1
+	ip netns exec lio targetcli <<-EOT
+	/backstores/block create name=kiw dev=$dev
+	/iscsi create $ST_IQN
+	$tpg/portals delete 0.0.0.0 3260
+	$tpg/portals create $ST_B 3260
+	$tpg/luns create /backstores/block/kiw
+	$tpg set attribute authentication=0 demo_mode_write_protect=0 generate_node_acls=1 cache_dynamic_acls=1
+	EOT
+}
+
+st_lio_np() { echo "$ST_LIO/$ST_IQN/tpgt_1/np/$ST_B:3260"; }
+
+# st_lio_iser 1|0: switch the portal's iSER listener on or off.
+st_lio_iser() {
+	echo "$1" > "$(st_lio_np)/iser" && [ "$(cat "$(st_lio_np)/iser")" = "$1" ]
+}
+
+st_lio_down() {
+	targetcli clearconfig confirm=True > /dev/null && ip netns del lio
+}
+
+st_iscsid_up() {
+	modprobe -a ib_iser sd_mod || return 1
+	pgrep -x iscsid > /dev/null || iscsid
+}
+
+st_iser_discover() {
+	iscsiadm -m discovery -t sendtargets -p "$ST_B" -I iser
+}
+
+st_iser_login() {
+	iscsiadm -m node -T "$ST_IQN" -p "$ST_B" -I iser --login
+}
+
+st_iser_logout() {
+	iscsiadm -m node -T "$ST_IQN" -p "$ST_B" -I iser --logout
+}
+
+# st_iser_session: the session's transport, iface and state.
+st_iser_session() {
+	iscsiadm -m session -P 1 | grep -E 'Iface (Transport|Name)|Session State'
+}
+
+# st_iser_disk: the session's SCSI disk (/dev/sdX).
+st_iser_disk() {
+	local b
+	for b in /sys/class/iscsi_session/session*/device/target*/*/block/*; do
+		[ -e "$b" ] || continue
+		echo "/dev/$(basename "$b")"
+		return 0
+	done
+	return 1
+}
+
+st_iser_disk_ready() { local d; d=$(st_iser_disk) && [ -b "$d" ]; }
+st_iser_gone() { ! iscsiadm -m session > /dev/null 2>&1; }
