@@ -4,6 +4,9 @@
 #
 #   make demo          build kiw, boot a VM, show two hosts using kiw devices
 #   make check         every test: static checks, KUnit, VM end to end
+#   make bench         kiw against siw and TCP in one guest (BENCH_QUICK=1:
+#                      a short run; not part of check; see
+#                      Documentation/benchmark.rst)
 #
 #   make [KDIR=dir]    build kiw.ko (default: Debian's linux-headers-6.12-amd64)
 #   make install       install into /lib/modules/<release>/updates, run depmod
@@ -22,7 +25,7 @@ endif
 KREL := $(shell cat $(KDIR)/include/config/kernel.release 2>/dev/null)
 BUILD := $(TOP)/build/$(KREL)
 
-.PHONY: all modules install clean deps demo check static kunit vmtest
+.PHONY: all modules install clean deps demo check static kunit vmtest bench
 
 all: modules
 
@@ -56,6 +59,9 @@ kunit:
 
 vmtest:
 	$(SCRIPTS)/check.sh --only vm $(if $(T),--test $(T))
+
+bench:
+	BENCH_QUICK=$(BENCH_QUICK) $(SCRIPTS)/bench.sh $(BENCH_ARGS)
 
 clean:
 	rm -rf $(TOP)/build
