@@ -21,6 +21,16 @@ mkdir -p "$build"
 build=$(realpath "$build")
 
 kbuild() {
+	# Objects made against another kernel tree must go: a rebuilt debug
+	# kernel keeps its release, and kbuild's dependency files name the old
+	# tree's headers, so make would link the stale objects into a module
+	# whose structures no longer match the running kernel.
+	local kdir_now
+	kdir_now=$(realpath "$kdir")
+	if [ "$(cat "$build/.kdir" 2>/dev/null)" != "$kdir_now" ]; then
+		find "$build" -mindepth 1 -delete
+		echo "$kdir_now" > "$build/.kdir"
+	fi
 	# Refresh the symlink farm: drop old links (keeping objects), link anew.
 	find "$build" -type l -delete
 	for d in Kbuild drivers include kunit; do

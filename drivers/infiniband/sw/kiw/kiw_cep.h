@@ -218,7 +218,20 @@ struct kiw_listener {
 	struct list_head dev_entry;	/* kdev->cm.listeners, under cm.lock */
 	struct work_struct accept_work;
 	struct kiw_sock_cbs saved_cbs;
-	struct net *net;		/* the socket's netns (no reference) */
+
+	/*
+	 * Under kdev->cm.lock, for netns teardown (kiw_cm_dev.c): @net is the
+	 * socket's netns (no reference), set with @holds_sock, which is true
+	 * from the socket's creation until it has been released.
+	 */
+	struct net *net;
+	bool holds_sock;
+
+	/*
+	 * Serialises kiw_listener_stop(): a second caller returns only once
+	 * the socket is released. Outside @lock.
+	 */
+	struct mutex stop_lock;
 
 	/*
 	 * Protects the fields below. Taken inside kiw_cep.lock, never the

@@ -29,14 +29,14 @@ struct kiw_cep;
 /* A device's connection manager state, embedded in struct kiw_device. */
 struct kiw_cm_dev {
 	/*
-	 * Protects ceps, listeners and nsock. A spinlock (bottom halves
-	 * off): an endpoint's last reference may go in any context.
+	 * Protects ceps, listeners, and the holds_sock and net fields of
+	 * their entries. A spinlock (bottom halves off): an endpoint's last
+	 * reference may go in any context.
 	 */
 	spinlock_t lock;
 	struct list_head ceps;		/* every endpoint of the device */
 	struct list_head listeners;	/* every listener of the device */
-	unsigned int nsock;		/* endpoints still holding a socket */
-	wait_queue_head_t idle;		/* woken as ceps or nsock drop */
+	wait_queue_head_t idle;		/* woken as endpoints let go */
 
 	/*
 	 * Passive endpoints iw_cm may still accept or reject, by the handle

@@ -45,8 +45,7 @@ static struct kiw_listener *kiw_cm_next_listener(struct kiw_device *kdev,
 
 	spin_lock_bh(&kdev->cm.lock);
 	list_for_each_entry(l, &kdev->cm.listeners, dev_entry) {
-		/* l->sock is read unlocked: a stale non-NULL costs a retry. */
-		if (READ_ONCE(l->sock) && kiw_cm_in_net(l->net, net)) {
+		if (l->holds_sock && kiw_cm_in_net(l->net, net)) {
 			kref_get(&l->ref);
 			found = l;
 			break;

@@ -51,9 +51,10 @@ static void kiw_listener_free(struct kref *ref)
 {
 	struct kiw_listener *l = container_of(ref, struct kiw_listener, ref);
 
-	WARN_ON_ONCE(l->sock || !list_empty(&l->awaiting) ||
+	WARN_ON_ONCE(l->sock || l->holds_sock || !list_empty(&l->awaiting) ||
 		     !list_empty(&l->requested));
 	mutex_destroy(&l->lock);
+	mutex_destroy(&l->stop_lock);
 	kfree(l);
 }
 
@@ -260,21 +261,29 @@ static void kiw_listener_sk_data_ready(struct sock *sk)
 
 /*
  * Close the listening socket (destroy_listen, or the netns is going away);
- * the listener stays, dormant. Idempotent.
+ * the listener stays, dormant. Idempotent, and when it returns the socket
+ * is released, even if another caller was the one to release it: netns
+ * teardown relies on that (kiw_cm_dev.c).
  */
 void kiw_listener_stop(struct kiw_listener *l)
 {
+	struct kiw_cm_dev *cm = &l->kdev->cm;
 	struct socket *sock;
 
+	mutex_lock(&l->stop_lock);
 	mutex_lock(&l->lock);
 	sock = l->sock;
 	l->sock = NULL;
 	mutex_unlock(&l->lock);
-	if (!sock)
-		return;
-	kiw_sock_restore(sock, &l->saved_cbs);
-	cancel_work_sync(&l->accept_work);
-	kiw_sock_release(sock, false);
+	if (sock) {
+		kiw_sock_restore(sock, &l->saved_cbs);
+		cancel_work_sync(&l->accept_work);
+		kiw_sock_release(sock, false);
+		spin_lock_bh(&cm->lock);
+		l->holds_sock = false;
+		spin_unlock_bh(&cm->lock);
+	}
+	mutex_unlock(&l->stop_lock);
 }
 
 static int kiw_listener_open(struct kiw_listener *l, struct iw_cm_id *cm_id,
@@ -302,8 +311,15 @@ static int kiw_listener_open(struct kiw_listener *l, struct iw_cm_id *cm_id,
 		kiw_sock_release(sock, false);
 		goto out;
 	}
-	mutex_lock(&l->lock);
+	/*
+	 * Visible to netns teardown from here. It cannot run before put_net()
+	 * below, so it sees this socket and stops it.
+	 */
+	spin_lock_bh(&l->kdev->cm.lock);
 	l->net = net;
+	l->holds_sock = true;
+	spin_unlock_bh(&l->kdev->cm.lock);
+	mutex_lock(&l->lock);
 	l->sock = sock;
 	kiw_sock_install(sock, l, kiw_listener_sk_data_ready, NULL,
 			 &l->saved_cbs);
@@ -322,6 +338,7 @@ int kiw_iw_create_listen(struct iw_cm_id *cm_id, int backlog)
 	struct net *caller = current->nsproxy ? current->nsproxy->net_ns :
 						&init_net;
 	struct kiw_listener *l;
+	bool dormant;
 	int ret = 0;
 
 	if (addr->ss_family != AF_INET && addr->ss_family != AF_INET6)
@@ -332,6 +349,7 @@ int kiw_iw_create_listen(struct iw_cm_id *cm_id, int backlog)
 	kref_init(&l->ref);
 	l->kdev = kdev;
 	l->cm_id = cm_id;
+	mutex_init(&l->stop_lock);
 	mutex_init(&l->lock);
 	INIT_LIST_HEAD(&l->awaiting);
 	INIT_LIST_HEAD(&l->requested);
@@ -344,8 +362,9 @@ int kiw_iw_create_listen(struct iw_cm_id *cm_id, int backlog)
 	spin_lock_bh(&kdev->cm.lock);
 	list_add_tail(&l->dev_entry, &kdev->cm.listeners);
 	spin_unlock_bh(&kdev->cm.lock);
-	if (!kiw_cm_listen_dormant(kiw_cm_addr_any(addr),
-				   dev_net(kdev->netdev), caller))
+	dormant = kiw_cm_listen_dormant(kiw_cm_addr_any(addr),
+					dev_net(kdev->netdev), caller);
+	if (!dormant)
 		ret = kiw_listener_open(l, cm_id, backlog);
 	if (ret) {
 		spin_lock_bh(&kdev->cm.lock);
@@ -355,7 +374,7 @@ int kiw_iw_create_listen(struct iw_cm_id *cm_id, int backlog)
 		return ret;
 	}
 	ibdev_dbg(&kdev->ibdev, "listen %pISpc%s\n", addr,
-		  l->sock ? "" : " (dormant: another netns)");
+		  dormant ? " (dormant: another netns)" : "");
 	cm_id->add_ref(cm_id);
 	cm_id->provider_data = l;
 	return 0;

@@ -355,10 +355,16 @@ int kiw_sq_complete(struct kiw_qp *qp, const struct kiw_sqe *sqe,
 		spin_unlock_irqrestore(&qp->sq.lock, flags);
 		return 0;
 	}
-	if ((sqe->flags & SIW_WQE_SIGNALLED) || status != IB_WC_SUCCESS)
-		ret = kiw_cq_add(qp->scq, &wc, &notify);
+	/*
+	 * Free the entry before its completion is visible: a consumer that
+	 * polls the CQE may post into this slot at once (perftest does), and
+	 * libsiw refuses a slot still VALID. The CQE's release store orders
+	 * the free before it.
+	 */
 	kiw_ring_free(&ring[sqe->pos & (qp->sq.num - 1)]);
 	qp->sq.get++;
+	if ((sqe->flags & SIW_WQE_SIGNALLED) || status != IB_WC_SUCCESS)
+		ret = kiw_cq_add(qp->scq, &wc, &notify);
 	spin_unlock_irqrestore(&qp->sq.lock, flags);
 
 	if (notify)

@@ -322,12 +322,18 @@ void kiw_sq_flush_locked(struct kiw_qp *qp, bool *notify)
 	for (n = 0; n < qp->sq.num; n++) {
 		struct siw_sqe *slot = &ring[qp->sq.get & (qp->sq.num - 1)];
 
+		u64 id;
+		u8 opcode;
+
 		if (!kiw_ring_posted(slot))
 			break;
-		kiw_wq_flush_one(qp, qp->scq, READ_ONCE(slot->id),
-				 kiw_wc_opcode(READ_ONCE(slot->opcode)), notify);
+		/* Freed before its CQE shows, as in kiw_sq_complete(). */
+		id = READ_ONCE(slot->id);
+		opcode = READ_ONCE(slot->opcode);
 		kiw_ring_free(slot);
 		qp->sq.get++;
+		kiw_wq_flush_one(qp, qp->scq, id, kiw_wc_opcode(opcode),
+				 notify);
 	}
 }
 
@@ -347,12 +353,14 @@ void kiw_rq_flush_locked(struct kiw_qp *qp, bool *notify)
 	for (n = 0; n < qp->rq.num; n++) {
 		struct siw_rqe *slot = &ring[qp->rq.get & (qp->rq.num - 1)];
 
+		u64 id;
+
 		if (!kiw_ring_posted(slot))
 			break;
-		kiw_wq_flush_one(qp, qp->rcq, READ_ONCE(slot->id), IB_WC_RECV,
-				 notify);
+		id = READ_ONCE(slot->id);
 		kiw_ring_free(slot);
 		qp->rq.get++;
+		kiw_wq_flush_one(qp, qp->rcq, id, IB_WC_RECV, notify);
 	}
 }
 

@@ -382,28 +382,14 @@ unsigned int kiw_tx_fill(struct kiw_qp *qp, u32 mss, int space)
 }
 EXPORT_SYMBOL_IF_KUNIT(kiw_tx_fill);
 
-/* A Read Response is out: its IRD slot is free. */
-static void kiw_tx_irq_done(struct kiw_tx *tx)
-{
-	if (WARN_ON_ONCE(!tx->irq_started))
-		return;
-	tx->irq_started--;
-	kiw_rdq_pop(&tx->irq_q);
-}
-
 /* The batch is in TCP's hands: the messages that ended in it are done. */
 void kiw_tx_batch_done(struct kiw_qp *qp)
 {
-	struct kiw_tx *tx = &qp->tx;
-	struct kiw_txb *b = tx->b;
+	struct kiw_txb *b = qp->tx.b;
 	unsigned int i;
 
-	for (i = 0; i < b->nr_end; i++) {
-		if (b->end[i].kind == KIW_TXB_END_SQ)
-			kiw_tx_done(qp, b->end[i].pos, IB_WC_SUCCESS);
-		else
-			kiw_tx_irq_done(tx);
-	}
+	for (i = 0; i < b->nr_end; i++)
+		kiw_tx_done(qp, b->end[i].pos, IB_WC_SUCCESS);
 	b->nr_end = 0;
 	kiw_tx_reap(qp);
 }

@@ -120,7 +120,7 @@ struct kiw_tx {
 	struct kiw_rdq orq_q;
 	struct kiw_irqe *irq;
 	struct kiw_rdq irq_q;
-	u32 irq_started;	/* IRQ entries answered, not yet freed */
+	u32 irq_started;	/* the IRQ entry being answered (0 or 1) */
 	bool orq_wait;
 
 	/*

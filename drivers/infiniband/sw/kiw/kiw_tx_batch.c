@@ -274,11 +274,10 @@ int kiw_txb_add(struct kiw_txb *b, u32 start, bool markers, bool crc,
 EXPORT_SYMBOL_IF_KUNIT(kiw_txb_add);
 
 /* The message whose last FPDU was just added is done once the batch is. */
-void kiw_txb_end_msg(struct kiw_txb *b, enum kiw_txb_end_kind kind, u32 pos)
+void kiw_txb_end_msg(struct kiw_txb *b, u32 pos)
 {
 	if (WARN_ON_ONCE(b->nr_end == KIW_TXB_FPDUS))
 		return;
-	b->end[b->nr_end].kind = kind;
 	b->end[b->nr_end].pos = pos;
 	b->nr_end++;
 }

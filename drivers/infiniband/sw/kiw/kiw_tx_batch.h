@@ -60,14 +60,8 @@ struct kiw_txb_ref {
 	bool remote;		/* checked as a Read source (STag) */
 };
 
-/* A message whose last FPDU is in the batch. */
-enum kiw_txb_end_kind {
-	KIW_TXB_END_SQ,		/* SQ work request at @pos is sent */
-	KIW_TXB_END_IRQ,	/* the IRQ's head is answered */
-};
-
+/* An SQ work request whose last FPDU is in the batch: its position. */
 struct kiw_txb_end {
-	enum kiw_txb_end_kind kind;
 	u32 pos;
 };
 
@@ -112,7 +106,7 @@ int kiw_txb_src_tagged(struct kiw_txb *b, struct kiw_device *kdev,
 void kiw_txb_src_reset(struct kiw_txb *b);
 int kiw_txb_add(struct kiw_txb *b, u32 start, bool markers, bool crc,
 		unsigned int hdr_len);
-void kiw_txb_end_msg(struct kiw_txb *b, enum kiw_txb_end_kind kind, u32 pos);
+void kiw_txb_end_msg(struct kiw_txb *b, u32 pos);
 void kiw_txb_put_refs(struct kiw_txb *b);
 int kiw_txb_send(struct kiw_txb *b, struct socket *sock, bool more);
 int kiw_txb_push_spill(struct kiw_txb *b, struct socket *sock);

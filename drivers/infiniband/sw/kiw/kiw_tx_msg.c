@@ -100,7 +100,7 @@ static bool kiw_tx_start_rresp(struct kiw_qp *qp)
 
 	if (i < 0)
 		return false;
-	/* Freed once its last FPDU is in TCP's hands (kiw_tx_batch_done()). */
+	/* Freed once its last FPDU is in the batch (kiw_tx_msg_end()). */
 	tx->irq_started++;
 	kiw_txm_reset(m, KIW_TXM_RRESP);
 	m->rr = tx->irq[i].rr;
@@ -451,6 +451,22 @@ static unsigned int kiw_tx_hdr(struct kiw_tx *tx, const struct kiw_ddp_seg *seg)
 	return len;
 }
 
+/*
+ * The last FPDU of a Read Response is built: its IRD slot is free now,
+ * before the batch goes to TCP. The requester frees its ORD slot when the
+ * response arrives and may at once send the next Read Request, which can
+ * reach our RX before sendmsg() has even returned here (veth, loopback);
+ * the slot must be free by then, or that request finds IRD exhausted.
+ * Nothing needs the entry any more: @cur has its own copy.
+ */
+static void kiw_tx_irq_done(struct kiw_tx *tx)
+{
+	if (WARN_ON_ONCE(!tx->irq_started))
+		return;
+	tx->irq_started--;
+	kiw_rdq_pop(&tx->irq_q);
+}
+
 /* @cur's last FPDU is in the batch. */
 static void kiw_tx_msg_end(struct kiw_tx *tx)
 {
@@ -460,10 +476,10 @@ static void kiw_tx_msg_end(struct kiw_tx *tx)
 	case KIW_TXM_SQ:
 		/* A Read is done when its response is (kiw_tx_read_done()). */
 		if (m->src != KIW_TXS_RREQ)
-			kiw_txb_end_msg(tx->b, KIW_TXB_END_SQ, m->sq_pos);
+			kiw_txb_end_msg(tx->b, m->sq_pos);
 		break;
 	case KIW_TXM_RRESP:
-		kiw_txb_end_msg(tx->b, KIW_TXB_END_IRQ, 0);
+		kiw_tx_irq_done(tx);
 		break;
 	default:
 		break;
