@@ -4,8 +4,8 @@
 # make bench: kiw against Linux siw and plain TCP, in one guest run.
 #
 # Usage: scripts/bench.sh [--quick] [--reps N] [--duration SEC]
-#                         [--kernel stock|debug] [--only REGEX] [--profile]
-#                         [--out DIR]
+#                         [--kernel stock|debug] [--only REGEX]
+#                         [--stacks REGEX] [--profile] [--out DIR]
 #   --quick        one repetition, 64 KiB and 8 B only, shorter runs: for
 #                  development (make bench BENCH_QUICK=1)
 #   --reps N       repetitions; the table shows medians (default 3)
@@ -13,6 +13,8 @@
 #   --kernel K     the guest kernel: stock (default, the one users run) or
 #                  debug (KASAN and lockdep: numbers only for curiosity)
 #   --only REGEX   only the tests whose name matches (e.g. 'write_bw/64K')
+#   --stacks REGEX only the stacks whose name matches (tcp, siw, siw-crc,
+#                  kiw, kiw-crc, kiw-mrk; e.g. '^kiw')
 #   --profile      no benchmark: perf record -a -g over 64 KiB ib_write_bw
 #                  runs of kiw and siw (CRC off and on), top symbols
 #   --out DIR      where results go (default build/bench)
@@ -30,9 +32,9 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-usage() { sed -n '4,19s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+usage() { sed -n '4,21s/^# \{0,1\}//p' "$0" >&2; exit 2; }
 
-quick=${BENCH_QUICK:-0} reps='' duration='' kernel=stock only='' profile=0
+quick=${BENCH_QUICK:-0} reps='' duration='' kernel=stock only='' stacks='' profile=0
 out=$KIW_TOP/build/bench
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -41,6 +43,7 @@ while [ $# -gt 0 ]; do
 	--duration) duration=${2:?}; shift 2 ;;
 	--kernel)   kernel=${2:?}; shift 2 ;;
 	--only)     only=${2:?}; shift 2 ;;
+	--stacks)   stacks=${2:?}; shift 2 ;;
 	--profile)  profile=1; shift ;;
 	--out)      out=${2:?}; shift 2 ;;
 	*)          usage ;;
@@ -62,15 +65,16 @@ siw_crc=$("$KIW_TOP/scripts/bench/build-siw-crc.sh" "$kernel")
 gargs=(--reps "$reps" --duration "$duration")
 [ "$quick" = 0 ] || gargs+=(--quick)
 [ -z "$only" ] || gargs+=(--only "$only")
+[ -z "$stacks" ] || gargs+=(--stacks "$stacks")
 [ "$profile" = 0 ] || gargs+=(--profile)
 
-# The guest's time limit, from the number of runs: about 20 s of overhead
+# The guest's time limit, from the number of runs: up to 45 s of overhead
 # per run under TCG on a loaded machine, on top of its duration.
 if [ "$profile" = 1 ]; then
 	limit=900
 else
 	runs=$(( quick ? 7 * 5 + 1 : 15 * 5 + 1 ))
-	limit=$(( reps * runs * (duration + 20) + 300 ))
+	limit=$(( reps * runs * (duration + 45) + 600 ))
 fi
 
 {

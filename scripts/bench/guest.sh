@@ -6,7 +6,7 @@
 # stack measured on that pair in turn, interleaved and repeated.
 #
 # Usage: guest.sh [--reps N] [--duration SEC] [--quick] [--only REGEX]
-#                 [--profile]
+#                 [--stacks REGEX] [--profile]
 #
 # Stacks (one RDMA device pair on veth-a/veth-b at a time: two iWARP
 # devices on one netdev are refused, and perftest's server listens on the
@@ -28,13 +28,14 @@
 # Not a TAP test: lib.sh's exit trap would fail a script without checks.
 trap - EXIT
 
-REPS=3 DURATION=3 QUICK=0 ONLY='' PROFILE=0
+REPS=3 DURATION=3 QUICK=0 ONLY='' STACKS='' PROFILE=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--reps)     REPS=$2; shift 2 ;;
 	--duration) DURATION=$2; shift 2 ;;
 	--quick)    QUICK=1; shift ;;
 	--only)     ONLY=$2; shift 2 ;;
+	--stacks)   STACKS=$2; shift 2 ;;
 	--profile)  PROFILE=1; shift ;;
 	*) echo "guest.sh: unknown option $1" >&2; exit 2 ;;
 	esac
@@ -47,8 +48,9 @@ LAT_ITERS=2000 CM_CONNS=100
 [ "$QUICK" = 0 ] || LAT_ITERS=500 CM_CONNS=20
 # Each run gets its own port: a socket of the previous run may linger.
 PORT=20000
-# A run that takes longer than this is stuck.
-RUN_LIMIT=$((DURATION + 120))
+# A run that takes longer than this is stuck (starting perftest alone can
+# take ten seconds under TCG on a loaded machine).
+RUN_LIMIT=$((DURATION + 60))
 
 say() { echo "# $*"; }
 
@@ -108,17 +110,32 @@ kiw_mpa() {
 # ---------------------------------------------------------------------------
 # Runs.
 
-listening() { ip netns exec b ss -Hltn "sport = :$1" | grep -q .; }
+# listening PID PORT: a TCP socket listens on PORT in the netns of PID.
+# (Reading the table through /proc costs nothing; starting "ip netns exec
+# ss" five times a second would slow down the server it waits for.)
+listening() {
+	awk -v p=":$(printf '%04X' "$2")" '$4 == "0A" && substr($2, length($2) - 4) == p { f = 1 }
+		END { exit !f }' "/proc/$1/net/tcp" "/proc/$1/net/tcp6" 2>/dev/null
+}
 
 # server_start CMD...: in netns b, output in $OUT/srv; waits until its port
 # ($PORT) listens. The server's pid in SRV.
-SRV=
+SRV=''
 server_start() {
-	ip netns exec b timeout "$RUN_LIMIT" "$@" > "$OUT/srv" 2>&1 &
+	local end=$(( $(date +%s) + 60 ))
+	ip netns exec b timeout "$RUN_LIMIT" stdbuf -oL "$@" > "$OUT/srv" 2>&1 &
 	SRV=$!
-	wait_for 60 listening "$PORT" && return 0
-	say "the server did not listen on port $PORT within 60 s"
-	return 1
+	until listening "$SRV" "$PORT"; do
+		if ! kill -0 "$SRV" 2>/dev/null; then
+			say "the server ended without listening"
+			return 1
+		fi
+		if [ "$(date +%s)" -ge "$end" ]; then
+			say "the server did not listen on port $PORT within 60 s"
+			return 1
+		fi
+		sleep 0.3
+	done
 }
 
 # server_stop: wait a little for the server to end by itself, then end it.
@@ -134,14 +151,25 @@ server_stop() {
 	SRV=
 }
 
-client() { ip netns exec a timeout "$RUN_LIMIT" "$@" > "$OUT/cli" 2>&1; }
+# client CMD...: in netns a, output in $OUT/cli (line-buffered, so that
+# what a killed client printed is kept); its status in CLI_RC.
+CLI_RC=0
+client() {
+	CLI_RC=0
+	ip netns exec a timeout "$RUN_LIMIT" stdbuf -oL "$@" > "$OUT/cli" 2>&1 ||
+		CLI_RC=$?
+	return "$CLI_RC"
+}
 
-# show_failure: the tail of both sides' output, for the log.
+# show_failure: the tail of both sides' output and the kernel's messages
+# of the run, for the log.
 show_failure() {
-	say "--- client:"
+	say "--- client (status $CLI_RC$([ "$CLI_RC" = 124 ] && echo ", timed out")):"
 	tail -n 8 "$OUT/cli" 2>/dev/null | sed 's/^/#   /'
 	say "--- server:"
 	tail -n 8 "$OUT/srv" 2>/dev/null | sed 's/^/#   /'
+	say "--- kernel:"
+	dmesg | tail -n 8 | sed 's/^/#   /'
 }
 
 # perftest TOOL ARGS...: one perftest run over the current device pair;
@@ -233,7 +261,8 @@ measure() {
 	local rep=$1 stack=$2 test=$3 unit=$4 cmd=$5 v t0
 	PORT=$((PORT + 1))
 	t0=$(date +%s)
-	V='' SRV=''
+	V='' SRV='' CLI_RC=0
+	dmesg -C
 	if [ "$stack" = tcp ] || stack_use "$stack"; then
 		# shellcheck disable=SC2086
 		$cmd || V=
@@ -251,8 +280,23 @@ measure() {
 	say "$stack $test: $v $unit ($(( $(date +%s) - t0 )) s)"
 }
 
+# hosts_up: as kiw_hosts_up (guest/lib.sh), but veth-a and veth-b get
+# different interface indexes. siw binds its listener for a wildcard
+# address to the index of the device's interface, in the netns of the
+# listening task; perftest's server listens on the wildcard, so it gets one
+# siw listener for siw_b and one for siw_a, both in netns b, and with equal
+# indexes (each netns numbers its own interfaces) the second one fails
+# with EADDRINUSE and so does the listen.
+hosts_up() {
+	ip netns add a && ip netns add b &&
+	ip link add veth-a index 101 netns a type veth \
+		peer name veth-b index 102 netns b &&
+	_kiw_host_up a veth-a "$A4" fd77::1 &&
+	_kiw_host_up b veth-b "$B4" fd77::2
+}
+
 setup() {
-	kiw_hosts_up || { echo "cannot set up the hosts" >&2; exit 1; }
+	hosts_up || { echo "cannot set up the hosts" >&2; exit 1; }
 	modprobe ib_uverbs && modprobe rdma_ucm && modprobe kiw &&
 		modprobe siw && modprobe siw_crc ||
 		{ echo "cannot load the modules" >&2; exit 1; }
@@ -267,6 +311,7 @@ bench() {
 			IFS='|' read -r name unit cmd <<<"$test"
 			[ -z "$ONLY" ] || [[ "$name" =~ $ONLY ]] || continue
 			if [ "$name" = tcp ]; then
+				[ -z "$STACKS" ] || [[ tcp =~ $STACKS ]] || continue
 				measure "$rep" tcp tcp "$unit" "$cmd"
 				continue
 			fi
@@ -278,6 +323,7 @@ bench() {
 			fi
 			n=$((n + 1))
 			for s in "${stacks[@]}"; do
+				[ -z "$STACKS" ] || [[ "$s" =~ $STACKS ]] || continue
 				measure "$rep" "$s" "$name" "$unit" "$cmd"
 			done
 		done
