@@ -74,7 +74,7 @@ if [ "$profile" = 1 ]; then
 	limit=900
 else
 	runs=$(( quick ? 7 * 5 + 1 : 15 * 5 + 1 ))
-	limit=$(( reps * runs * (duration + 45) + 600 ))
+	limit=$(( reps * runs * (duration + 50) + 600 ))
 fi
 
 {
@@ -95,10 +95,14 @@ set +e
 rc=${PIPESTATUS[0]}
 set -e
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)" >> "$out/meta.txt"
-[ "$rc" = 0 ] || {
+if [ "$rc" != 0 ]; then
 	kiw_log "the guest run ended with status $rc (see $out/console.log); reporting what it measured"
-	echo "guest status: $rc (a kernel report or a timeout: see console.log)" >> "$out/meta.txt"
-}
+	echo "guest status: $rc (124: timeout, 125: a report on the console)" >> "$out/meta.txt"
+	# vm.sh also counts a user-space crash ("traps: ... general protection
+	# fault" from perftest after a failed connection) as a report.
+	grep -E 'traps:|BUG|WARNING|Oops|KASAN|blocked for more' "$out/console.log" |
+		head -n 3 | sed 's/^/console: /' | tee -a "$out/meta.txt" >&2
+fi
 
 if [ "$profile" = 1 ]; then
 	sed -n '/^PROFILE-BEGIN/,/^PROFILE-END/p' "$out/guest.log" > "$out/profile.txt"

@@ -50,7 +50,7 @@ LAT_ITERS=2000 CM_CONNS=100
 PORT=20000
 # A run that takes longer than this is stuck (starting perftest alone can
 # take ten seconds under TCG on a loaded machine).
-RUN_LIMIT=$((DURATION + 60))
+RUN_LIMIT=$((DURATION + 62))
 
 say() { echo "# $*"; }
 
@@ -188,9 +188,12 @@ perftest() {
 
 # The measurements: each sets V (empty if it failed).
 
-# Gbit/s: perftest's "BW average" column (bytes, iterations, peak, average).
+# Gbit/s: perftest's "BW average" column (bytes, iterations, peak, average),
+# over DURATION seconds after a second of warm-up, and before a second of
+# cool-down (perftest's margins: left at their default, two seconds, they
+# swallow a short run whole and leave a bandwidth of 0).
 m_bw() {
-	perftest "$@" -D "$DURATION" --report_gbits || return 1
+	perftest "$@" -D $((DURATION + 2)) -f 1 --report_gbits || return 1
 	V=$(awk '{ print $4 }' "$OUT/res")
 }
 
@@ -216,10 +219,11 @@ m_cm() {
 		'BEGIN { if (ms > 0) printf "%.1f\n", n * 1000 / ms }')
 }
 
-# Gbit/s: iperf3, one TCP stream, received.
+# Gbit/s: iperf3, one TCP stream, received, over DURATION seconds after a
+# second of slow start.
 m_tcp() {
 	server_start iperf3 -s -1 -p "$PORT" || return 1
-	client iperf3 -c "$B4" -p "$PORT" -t "$DURATION" -f m || return 1
+	client iperf3 -c "$B4" -p "$PORT" -t $((DURATION + 1)) -O 1 -f m || return 1
 	server_stop
 	V=$(awk '/receiver/ { for (i = 1; i < NF; i++) if ($(i + 1) == "Mbits/sec")
 		{ printf "%.4f\n", $i / 1000; exit } }' "$OUT/cli")
@@ -337,9 +341,10 @@ profile_one() {
 	stack_use "$stack" || { say "profile: $stack: no devices"; return 1; }
 	PORT=$((PORT + 1))
 	server_start ib_write_bw -R -F -d "$(dev_b)" -p "$PORT" -s 65536 \
-		-D "$secs" --report_gbits || return 1
+		-D "$secs" -f 1 --report_gbits || return 1
 	ip netns exec a timeout "$RUN_LIMIT" ib_write_bw -R -F -d "$(dev_a)" \
-		-p "$PORT" -s 65536 -D "$secs" --report_gbits "$B4" > "$OUT/cli" 2>&1 &
+		-p "$PORT" -s 65536 -D "$secs" -f 1 --report_gbits "$B4" \
+		> "$OUT/cli" 2>&1 &
 	local cli=$!
 	# Let the connection get going, then sample most of the run.
 	sleep 1
