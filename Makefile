@@ -4,6 +4,9 @@
 #
 #   make demo          build kiw, boot a VM, show two hosts using kiw devices
 #   make check         every test: static checks, KUnit, VM end to end
+#   make bench         kiw against siw and TCP in one guest (BENCH_QUICK=1:
+#                      a short run; not part of check; see
+#                      Documentation/benchmark.rst)
 #
 #   make [KDIR=dir]    build kiw.ko (default: Debian's linux-headers-6.12-amd64)
 #   make install       build for the running kernel (or KDIR) and install into
@@ -54,7 +57,7 @@ DKMS_SRC := /usr/src/kiw-$(VERSION)
 DKMS_FILES := dkms.conf VERSION Kbuild LICENSE drivers include kunit
 
 .PHONY: all modules install dkms-install dkms-remove dkms-tarball clean deps \
-	demo check static kunit vmtest
+	demo check static kunit vmtest bench
 
 all: modules
 
@@ -119,6 +122,9 @@ kunit:
 
 vmtest:
 	$(SCRIPTS)/check.sh --only vm $(if $(T),--test $(T))
+
+bench:
+	BENCH_QUICK=$(BENCH_QUICK) $(SCRIPTS)/bench.sh $(BENCH_ARGS)
 
 clean:
 	rm -rf $(TOP)/build

@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# make bench: kiw against Linux siw and plain TCP, in one guest run.
+#
+# Usage: scripts/bench.sh [--quick] [--reps N] [--duration SEC]
+#                         [--kernel stock|debug] [--only REGEX]
+#                         [--stacks REGEX] [--profile] [--out DIR]
+#   --quick        one repetition, 64 KiB and 8 B only, shorter runs: for
+#                  development (make bench BENCH_QUICK=1)
+#   --reps N       repetitions; the table shows medians (default 3)
+#   --duration S   seconds per bandwidth run (default 3; quick 2)
+#   --kernel K     the guest kernel: stock (default, the one users run) or
+#                  debug (KASAN and lockdep: numbers only for curiosity)
+#   --only REGEX   only the tests whose name matches (e.g. 'write_bw/64K')
+#   --stacks REGEX only the stacks whose name matches (tcp, siw, siw-crc,
+#                  kiw, kiw-crc, kiw-mrk; e.g. '^kiw')
+#   --profile      no benchmark: perf record -a -g over 64 KiB ib_write_bw
+#                  runs of kiw and siw (CRC off and on), top symbols
+#   --out DIR      where results go (default build/bench)
+#
+# One guest (scripts/vm.sh, scripts/bench/guest.sh) measures every stack on
+# the same veth pair, interleaved test by test, so that noise on this
+# shared, emulated (TCG) machine hits them alike. Then, on the host:
+#   DIR/results.csv   every measurement (rep,stack,test,value,unit)
+#   DIR/table.txt     the table with the ratios and the targets (also on
+#                     stdout)
+#   DIR/bench.png     the chart
+#   DIR/guest.log     the guest's output; DIR/meta.txt what ran where
+# A case that fails is FAILED in the table; it does not stop the others.
+# Documentation/benchmark.rst explains every number.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+usage() { sed -n '4,21s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+
+quick=${BENCH_QUICK:-0} reps='' duration='' kernel=stock only='' stacks='' profile=0
+out=$KIW_TOP/build/bench
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--quick)    quick=1; shift ;;
+	--reps)     reps=${2:?}; shift 2 ;;
+	--duration) duration=${2:?}; shift 2 ;;
+	--kernel)   kernel=${2:?}; shift 2 ;;
+	--only)     only=${2:?}; shift 2 ;;
+	--stacks)   stacks=${2:?}; shift 2 ;;
+	--profile)  profile=1; shift ;;
+	--out)      out=${2:?}; shift 2 ;;
+	*)          usage ;;
+	esac
+done
+[ "$quick" = 0 ] || [ "$quick" = 1 ] || quick=1
+if [ "$quick" = 1 ]; then
+	: "${reps:=1}" "${duration:=2}"
+else
+	: "${reps:=3}" "${duration:=3}"
+fi
+case "$kernel" in stock|debug) ;; *) usage ;; esac
+
+"$KIW_TOP/scripts/setup-deps.sh"
+mkdir -p "$out"
+out=$(realpath "$out")
+siw_crc=$("$KIW_TOP/scripts/bench/build-siw-crc.sh" "$kernel")
+
+gargs=(--reps "$reps" --duration "$duration")
+[ "$quick" = 0 ] || gargs+=(--quick)
+[ -z "$only" ] || gargs+=(--only "$only")
+[ -z "$stacks" ] || gargs+=(--stacks "$stacks")
+[ "$profile" = 0 ] || gargs+=(--profile)
+
+# The guest's time limit, from the number of runs: up to 45 s of overhead
+# per run under TCG on a loaded machine, on top of its duration.
+if [ "$profile" = 1 ]; then
+	limit=900
+else
+	runs=$(( quick ? 7 * 5 + 1 : 15 * 5 + 1 ))
+	limit=$(( reps * runs * (duration + 50) + 600 ))
+fi
+
+{
+	echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
+	echo "commit: $(git -C "$KIW_TOP" describe --always --dirty 2>/dev/null || echo unknown)"
+	echo "kernel: $kernel; reps: $reps; duration: ${duration}s; quick: $quick"
+	echo "host: $(nproc) CPUs, load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+} > "$out/meta.txt"
+
+kiw_log "bench: $kernel kernel, $reps repetition(s), ${duration}s runs, limit ${limit}s"
+# vm.sh streams the guest's output; keep it, show the progress lines.
+set +e
+"$KIW_TOP/scripts/vm.sh" --kernel "$kernel" --with-siw --ko "$siw_crc" \
+	--mem 1536 --timeout "$limit" --log "$out/console.log" \
+	--script "$KIW_TOP/scripts/bench/guest.sh" -- "${gargs[@]}" |
+	tee "$out/guest.log" |
+	{ grep --line-buffered -E '^# [a-z-]+ |^# FAILED|^PROFILE' >&2; true; }
+rc=${PIPESTATUS[0]}
+set -e
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)" >> "$out/meta.txt"
+if [ "$rc" != 0 ]; then
+	kiw_log "the guest run ended with status $rc (see $out/console.log); reporting what it measured"
+	echo "guest status: $rc (124: timeout, 125: a report on the console)" >> "$out/meta.txt"
+	# vm.sh also counts a user-space crash ("traps: ... general protection
+	# fault" from perftest after a failed connection) as a report.
+	grep -E 'traps:|BUG|WARNING|Oops|KASAN|blocked for more' "$out/console.log" |
+		head -n 3 | sed 's/^/console: /' | tee -a "$out/meta.txt" >&2
+fi
+
+if [ "$profile" = 1 ]; then
+	sed -n '/^PROFILE-BEGIN/,/^PROFILE-END/p' "$out/guest.log" > "$out/profile.txt"
+	cat "$out/profile.txt"
+	kiw_log "profile: $out/profile.txt"
+	exit "$rc"
+fi
+
+{
+	echo "rep,stack,test,value,unit"
+	sed -n 's/^RESULT,//p' "$out/guest.log"
+} > "$out/results.csv"
+python3 "$KIW_TOP/scripts/bench/report.py" --quick "$quick" \
+	"$out/results.csv" "$out/meta.txt" "$out" | tee "$out/table.txt"
+kiw_log "results: $out/results.csv, $out/table.txt, $out/bench.png"
+exit "$rc"

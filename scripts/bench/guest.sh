@@ -1,0 +1,378 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# The guest side of "make bench" (scripts/bench.sh runs it with
+# scripts/vm.sh): two hosts, netns a and b over one veth pair, and every
+# stack measured on that pair in turn, interleaved and repeated.
+#
+# Usage: guest.sh [--reps N] [--duration SEC] [--quick] [--only REGEX]
+#                 [--stacks REGEX] [--profile]
+#
+# Stacks (one RDMA device pair on veth-a/veth-b at a time: two iWARP
+# devices on one netdev are refused, and perftest's server listens on the
+# wildcard address, which would reach every device of the netns):
+#   tcp       iperf3, one stream
+#   siw       Linux siw as shipped: MPA CRC off (siw never asks for it)
+#   siw-crc   siw_crc.ko (scripts/bench/build-siw-crc.sh): siw asking for CRC
+#   kiw       kiw, crc=off markers=0 on both devices (sysfs mpa/)
+#   kiw-crc   kiw, crc=on
+#   kiw-mrk   kiw, crc=off markers=1 (markers both ways)
+#
+# Output: one line per measurement on stdout,
+#   RESULT,<rep>,<stack>,<test>,<value>,<unit>
+# where value is a number or FAILED (the tool failed, timed out or printed
+# no result); everything else is a comment line ("# ..."). With --profile,
+# no benchmark: "perf record -a -g" over kiw and siw ib_write_bw runs, and
+# the top of "perf report" between PROFILE-BEGIN and PROFILE-END lines.
+. "$KIW_TOP/scripts/guest/lib.sh"
+# Not a TAP test: lib.sh's exit trap would fail a script without checks.
+trap - EXIT
+
+REPS=3 DURATION=3 QUICK=0 ONLY='' STACKS='' PROFILE=0
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--reps)     REPS=$2; shift 2 ;;
+	--duration) DURATION=$2; shift 2 ;;
+	--quick)    QUICK=1; shift ;;
+	--only)     ONLY=$2; shift 2 ;;
+	--stacks)   STACKS=$2; shift 2 ;;
+	--profile)  PROFILE=1; shift ;;
+	*) echo "guest.sh: unknown option $1" >&2; exit 2 ;;
+	esac
+done
+
+A4=10.77.0.1 B4=10.77.0.2
+OUT=/tmp/bench
+mkdir -p "$OUT"
+LAT_ITERS=2000 CM_CONNS=100
+[ "$QUICK" = 0 ] || LAT_ITERS=500 CM_CONNS=20
+# Each run gets its own port: a socket of the previous run may linger.
+PORT=20000
+# A run that takes longer than this is stuck (starting perftest alone can
+# take ten seconds under TCG on a loaded machine).
+RUN_LIMIT=$((DURATION + 62))
+
+say() { echo "# $*"; }
+
+# ---------------------------------------------------------------------------
+# Stacks: which RDMA devices are on veth-a/veth-b, with which settings.
+
+CUR_TYPE=
+stack_type() {
+	case "$1" in
+	siw) echo siw ;;
+	siw-crc) echo siwcrc ;;
+	kiw*) echo kiw ;;
+	esac
+}
+
+dev_a() { echo "${CUR_TYPE}_a"; }
+dev_b() { echo "${CUR_TYPE}_b"; }
+
+links_down() {
+	[ -n "$CUR_TYPE" ] || return 0
+	timeout 60 rdma link delete "$(dev_a)" || say "rdma link delete $(dev_a) failed"
+	timeout 60 rdma link delete "$(dev_b)" || say "rdma link delete $(dev_b) failed"
+	CUR_TYPE=
+}
+
+# stack_use STACK: its devices on the veth pair, its settings; fails if
+# they cannot be set up.
+stack_use() {
+	local stack=$1 type
+	type=$(stack_type "$stack")
+	if [ "$type" != "$CUR_TYPE" ]; then
+		links_down
+		timeout 60 ip netns exec a rdma link add "${type}_a" type "$type" netdev veth-a &&
+		timeout 60 ip netns exec b rdma link add "${type}_b" type "$type" netdev veth-b ||
+			{ say "$stack: rdma link add failed"; CUR_TYPE=$type; links_down; return 1; }
+		CUR_TYPE=$type
+		wait_for 20 kiw_port_is "$(dev_a)" ACTIVE &&
+		wait_for 20 kiw_port_is "$(dev_b)" ACTIVE ||
+			{ say "$stack: ports not ACTIVE"; return 1; }
+	fi
+	case "$stack" in
+	kiw)     kiw_mpa off 0 ;;
+	kiw-crc) kiw_mpa on 0 ;;
+	kiw-mrk) kiw_mpa off 1 ;;
+	esac
+}
+
+# kiw_mpa CRC MARKERS: both devices; connections made afterwards use them.
+kiw_mpa() {
+	local d
+	for d in kiw_a kiw_b; do
+		echo "$1" > "/sys/class/infiniband/$d/mpa/crc" &&
+		echo "$2" > "/sys/class/infiniband/$d/mpa/markers" || return 1
+	done
+}
+
+# ---------------------------------------------------------------------------
+# Runs.
+
+# listening PID PORT: a TCP socket listens on PORT in the netns of PID.
+# (Reading the table through /proc costs nothing; starting "ip netns exec
+# ss" five times a second would slow down the server it waits for.)
+listening() {
+	awk -v p=":$(printf '%04X' "$2")" '$4 == "0A" && substr($2, length($2) - 4) == p { f = 1 }
+		END { exit !f }' "/proc/$1/net/tcp" "/proc/$1/net/tcp6" 2>/dev/null
+}
+
+# server_start CMD...: in netns b, output in $OUT/srv; waits until its port
+# ($PORT) listens. The server's pid in SRV.
+SRV=''
+server_start() {
+	local end=$(( $(date +%s) + 60 ))
+	ip netns exec b timeout "$RUN_LIMIT" stdbuf -oL "$@" > "$OUT/srv" 2>&1 &
+	SRV=$!
+	until listening "$SRV" "$PORT"; do
+		if ! kill -0 "$SRV" 2>/dev/null; then
+			say "the server ended without listening"
+			return 1
+		fi
+		if [ "$(date +%s)" -ge "$end" ]; then
+			say "the server did not listen on port $PORT within 60 s"
+			return 1
+		fi
+		sleep 0.3
+	done
+}
+
+# server_stop: wait a little for the server to end by itself, then end it.
+server_stop() {
+	local i
+	[ -n "$SRV" ] || return 0
+	for i in $(seq 50); do
+		kill -0 "$SRV" 2>/dev/null || break
+		sleep 0.2
+	done
+	kill "$SRV" 2>/dev/null
+	wait "$SRV" 2>/dev/null
+	SRV=
+}
+
+# client CMD...: in netns a, output in $OUT/cli (line-buffered, so that
+# what a killed client printed is kept); its status in CLI_RC.
+CLI_RC=0
+client() {
+	CLI_RC=0
+	ip netns exec a timeout "$RUN_LIMIT" stdbuf -oL "$@" > "$OUT/cli" 2>&1 ||
+		CLI_RC=$?
+	return "$CLI_RC"
+}
+
+# show_failure: the tail of both sides' output and the kernel's messages
+# of the run, for the log.
+show_failure() {
+	say "--- client (status $CLI_RC$([ "$CLI_RC" = 124 ] && echo ", timed out")):"
+	tail -n 8 "$OUT/cli" 2>/dev/null | sed 's/^/#   /'
+	say "--- server:"
+	tail -n 8 "$OUT/srv" 2>/dev/null | sed 's/^/#   /'
+	say "--- kernel:"
+	dmesg | tail -n 8 | sed 's/^/#   /'
+}
+
+# perftest TOOL ARGS...: one perftest run over the current device pair;
+# its result line (the first line of numbers after the column header) in
+# $OUT/res.
+perftest() {
+	local tool=$1
+	shift
+	: > "$OUT/res"
+	server_start "$tool" -R -F -d "$(dev_b)" -p "$PORT" "$@" || return 1
+	client "$tool" -R -F -d "$(dev_a)" -p "$PORT" "$@" "$B4" || return 1
+	server_stop
+	awk '/^ *#bytes/ { hdr = 1; next }
+	     hdr && $1 ~ /^[0-9]+$/ { print; exit }' "$OUT/cli" > "$OUT/res"
+}
+
+# The measurements: each sets V (empty if it failed).
+
+# Gbit/s: perftest's "BW average" column (bytes, iterations, peak, average),
+# over DURATION seconds after a second of warm-up, and before a second of
+# cool-down (perftest's margins: left at their default, two seconds, they
+# swallow a short run whole and leave a bandwidth of 0).
+m_bw() {
+	perftest "$@" -D $((DURATION + 2)) -f 1 --report_gbits || return 1
+	V=$(awk '{ print $4 }' "$OUT/res")
+}
+
+# microseconds: the typical (median) latency column (bytes, iterations,
+# min, max, typical...).
+m_lat() {
+	perftest "$@" -n "$LAT_ITERS" || return 1
+	V=$(awk '{ print $5 }' "$OUT/res")
+}
+
+# connections per second: cmtime's "connect" step, the time from the first
+# rdma_connect to the last ESTABLISHED over CM_CONNS connections (resolving
+# addresses and routes and creating QPs, done before it, are the same for
+# every stack or not the driver's connection setup).
+m_cm() {
+	local ms
+	server_start cmtime -b "$B4" -p "$PORT" -c "$CM_CONNS" || return 1
+	client cmtime -s "$B4" -b "$A4" -p "$PORT" -c "$CM_CONNS" || return 1
+	server_stop
+	ms=$(awk -F: '$1 ~ /^connect *$/ { split($2, f, " "); print f[1] }' "$OUT/cli")
+	[ -n "$ms" ] || return 1
+	V=$(awk -v n="$CM_CONNS" -v ms="$ms" \
+		'BEGIN { if (ms > 0) printf "%.1f\n", n * 1000 / ms }')
+}
+
+# Gbit/s: iperf3, one TCP stream, received, over DURATION seconds after a
+# second of slow start.
+m_tcp() {
+	server_start iperf3 -s -1 -p "$PORT" || return 1
+	client iperf3 -c "$B4" -p "$PORT" -t $((DURATION + 1)) -O 1 -f m || return 1
+	server_stop
+	V=$(awk '/receiver/ { for (i = 1; i < NF; i++) if ($(i + 1) == "Mbits/sec")
+		{ printf "%.4f\n", $i / 1000; exit } }' "$OUT/cli")
+}
+
+# Tests: name, unit, measuring command (run with the stack's devices set).
+TESTS=()
+add_test() { TESTS+=("$1|$2|$3"); }
+
+size_name() {
+	case "$1" in
+	4096) echo 4K ;; 65536) echo 64K ;; 1048576) echo 1M ;; *) echo "$1" ;;
+	esac
+}
+
+if [ "$QUICK" = 1 ]; then
+	BW_SIZES=(65536) LAT_SIZES=(8)
+else
+	BW_SIZES=(4096 65536 1048576) LAT_SIZES=(8 4096)
+fi
+add_test tcp Gbit/s m_tcp
+for s in "${BW_SIZES[@]}"; do
+	for op in write read send; do
+		add_test "${op}_bw/$(size_name "$s")" Gbit/s "m_bw ib_${op}_bw -s $s"
+	done
+done
+add_test "write_bw_16qp/64K" Gbit/s "m_bw ib_write_bw -s 65536 -q 16"
+for s in "${LAT_SIZES[@]}"; do
+	for op in write send; do
+		add_test "${op}_lat/$(size_name "$s")" us "m_lat ib_${op}_lat -s $s"
+	done
+done
+add_test cm_connect conn/s m_cm
+
+RDMA_STACKS=(siw siw-crc kiw kiw-crc kiw-mrk)
+
+# measure REP STACK TEST UNIT CMD: one measurement, one RESULT line.
+measure() {
+	local rep=$1 stack=$2 test=$3 unit=$4 cmd=$5 v t0
+	PORT=$((PORT + 1))
+	t0=$(date +%s)
+	V='' SRV='' CLI_RC=0
+	dmesg -C
+	if [ "$stack" = tcp ] || stack_use "$stack"; then
+		# shellcheck disable=SC2086
+		$cmd || V=
+	fi
+	server_stop
+	v=$V
+	if ! [[ "$v" =~ ^[0-9]+(\.[0-9]+)?$ ]]; then
+		say "FAILED: $stack $test ($cmd)"
+		show_failure
+		v=FAILED
+		# Start the next run from fresh devices.
+		[ "$stack" = tcp ] || links_down
+	fi
+	echo "RESULT,$rep,$stack,$test,$v,$unit"
+	say "$stack $test: $v $unit ($(( $(date +%s) - t0 )) s)"
+}
+
+# hosts_up: as kiw_hosts_up (guest/lib.sh), but veth-a and veth-b get
+# different interface indexes. siw binds its listener for a wildcard
+# address to the index of the device's interface, in the netns of the
+# listening task; perftest's server listens on the wildcard, so it gets one
+# siw listener for siw_b and one for siw_a, both in netns b, and with equal
+# indexes (each netns numbers its own interfaces) the second one fails
+# with EADDRINUSE and so does the listen.
+hosts_up() {
+	ip netns add a && ip netns add b &&
+	ip link add veth-a index 101 netns a type veth \
+		peer name veth-b index 102 netns b &&
+	_kiw_host_up a veth-a "$A4" fd77::1 &&
+	_kiw_host_up b veth-b "$B4" fd77::2
+}
+
+setup() {
+	hosts_up || { echo "cannot set up the hosts" >&2; exit 1; }
+	modprobe ib_uverbs && modprobe rdma_ucm && modprobe kiw &&
+		modprobe siw && modprobe siw_crc ||
+		{ echo "cannot load the modules" >&2; exit 1; }
+	say "kernel $(uname -r), $(nproc) CPUs, $(date -u +%Y-%m-%dT%H:%MZ)"
+}
+
+bench() {
+	local rep i n=0 test name unit cmd stacks s
+	for rep in $(seq "$REPS"); do
+		for i in "${!TESTS[@]}"; do
+			test=${TESTS[$i]}
+			IFS='|' read -r name unit cmd <<<"$test"
+			[ -z "$ONLY" ] || [[ "$name" =~ $ONLY ]] || continue
+			if [ "$name" = tcp ]; then
+				[ -z "$STACKS" ] || [[ tcp =~ $STACKS ]] || continue
+				measure "$rep" tcp tcp "$unit" "$cmd"
+				continue
+			fi
+			# Snake order: the device pair changes twice per test,
+			# and no stack always runs first or last.
+			stacks=("${RDMA_STACKS[@]}")
+			if [ $(( (n + rep) % 2 )) = 1 ]; then
+				stacks=(kiw-mrk kiw-crc kiw siw-crc siw)
+			fi
+			n=$((n + 1))
+			for s in "${stacks[@]}"; do
+				[ -z "$STACKS" ] || [[ "$s" =~ $STACKS ]] || continue
+				measure "$rep" "$s" "$name" "$unit" "$cmd"
+			done
+		done
+	done
+	links_down
+}
+
+# profile_one STACK SECONDS: perf over a 64 KiB ib_write_bw run.
+profile_one() {
+	local stack=$1 secs=$2 data=$OUT/perf-$1.data
+	stack_use "$stack" || { say "profile: $stack: no devices"; return 1; }
+	PORT=$((PORT + 1))
+	server_start ib_write_bw -R -F -d "$(dev_b)" -p "$PORT" -s 65536 \
+		-D "$secs" -f 1 --report_gbits || return 1
+	ip netns exec a timeout "$RUN_LIMIT" ib_write_bw -R -F -d "$(dev_a)" \
+		-p "$PORT" -s 65536 -D "$secs" -f 1 --report_gbits "$B4" \
+		> "$OUT/cli" 2>&1 &
+	local cli=$!
+	# Let the connection get going, then sample most of the run.
+	sleep 1
+	perf record -a -g -e cpu-clock -F 999 -o "$data" -- sleep $((secs - 2)) \
+		> "$OUT/perf.log" 2>&1 || { say "perf record failed"; cat "$OUT/perf.log"; }
+	wait "$cli"
+	server_stop
+	echo "PROFILE-BEGIN $stack $(awk '/^ *#bytes/ { h = 1; next }
+		h && $1 ~ /^[0-9]+$/ { print $4 " Gbit/s"; exit }' "$OUT/cli")"
+	perf report -i "$data" --stdio --no-children --sort sym \
+		--percent-limit 0.7 -g none 2>/dev/null | grep -v '^$' | head -n 60
+	echo "PROFILE-CALLERS $stack"
+	perf report -i "$data" --stdio --no-children --sort sym \
+		--percent-limit 4 -g caller,0.5,callee,function,percent \
+		2>/dev/null | grep -v '^$' | head -n 150
+	echo "PROFILE-END $stack"
+}
+
+setup
+if [ "$PROFILE" = 1 ]; then
+	# Symbols: the kernel's and the modules' from /proc/kallsyms.
+	echo 0 > /proc/sys/kernel/kptr_restrict
+	echo -1 > /proc/sys/kernel/perf_event_paranoid
+	for s in kiw kiw-crc siw siw-crc; do
+		profile_one "$s" $((DURATION > 6 ? DURATION : 6))
+	done
+	links_down
+	exit 0
+fi
+bench
+say "done"
