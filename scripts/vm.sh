@@ -152,6 +152,24 @@ if [ "$kiw" = 1 ]; then
 	kiw_locked "build-$(kiw_hash <(echo "$KIW_TOP/build/$release"))" kiw_prepare || exit 2
 	modlayer=$KIW_TOP/build/$release/vm-modules/lib/modules/$release
 fi
+
+# Guest helpers written in C (scripts/guest/*.c) are compiled here, into
+# build/guest/: cc under TCG, over 9p, takes minutes. The guest runs the
+# host's user space, so they run there as they are. A source names its
+# libraries on a line "kiw-ldlibs: -l...".
+guest_tools() {
+	local src bin
+	mkdir -p "$KIW_TOP/build/guest"
+	for src in "$KIW_TOP"/scripts/guest/*.c; do
+		[ -e "$src" ] || continue
+		bin=$KIW_TOP/build/guest/$(basename "$src" .c)
+		[ "$bin" -nt "$src" ] && continue
+		# shellcheck disable=SC2046
+		cc -O2 -Wall -o "$bin.tmp" "$src" \
+			$(sed -n 's/.*kiw-ldlibs: *//p' "$src") && mv "$bin.tmp" "$bin"
+	done
+}
+kiw_locked "guest-tools-$(kiw_hash <(echo "$KIW_TOP"))" guest_tools || exit 2
 initrd=$("$KIW_TOP/scripts/initramfs.sh" "$modroot" "$release")
 
 # The job: a file the guest reads through the shared root. /tmp and /run are
