@@ -13,8 +13,11 @@
 #   cm_expect FILE k=v...    every k=v holds on FILE's RESULT line
 #   check_here "desc" cmd... as check, but cmd runs in this shell (it may
 #                            set variables or start background jobs)
+#   cm_section TEXT          a diag line with the seconds since sourcing
 
-CM_TOOL=/tmp/cm_tool
+# Built on the host by vm.sh (build/guest/); compiled here only if that
+# one is missing or older than its source.
+CM_TOOL=$KIW_TOP/build/guest/cm_tool
 
 check_here() {
 	local desc=$1 rc=0 log=/tmp/check_here.out
@@ -31,10 +34,19 @@ check_here() {
 }
 CM_SRV_PID= CM_SRV_OUT= CM_SRV_RC= CM_CLI_OUT= CM_CLI_RC=
 CM_SEQ=0
+CM_T0=$(cut -d' ' -f1 /proc/uptime)
+
+cm_section() {
+	diag "--- $* [$(awk -v t0="$CM_T0" '{ printf "%.0f", $1 - t0 }' \
+		/proc/uptime) s]"
+}
 
 cm_tool_build() {
-	cc -O2 -Wall -o "$CM_TOOL" "$KIW_TOP/scripts/guest/cm_tool.c" \
-		-lrdmacm -libverbs
+	[ "$CM_TOOL" -nt "$KIW_TOP/scripts/guest/cm_tool.c" ] && return 0
+	CM_TOOL=/tmp/cm_tool
+	[ "$CM_TOOL" -nt "$KIW_TOP/scripts/guest/cm_tool.c" ] ||
+		cc -O2 -Wall -o "$CM_TOOL" "$KIW_TOP/scripts/guest/cm_tool.c" \
+			-lrdmacm -libverbs
 }
 
 mpa_set() {
