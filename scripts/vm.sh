@@ -185,6 +185,7 @@ if [ "$kiw" = 1 ]; then
 	kiw_locked "build-$(kiw_hash <(echo "$KIW_TOP/build/$release"))" kiw_prepare || exit 2
 	modlayer=$KIW_TOP/build/$release/vm-modules/lib/modules/$release
 fi
+
 initrd=$("$KIW_TOP/scripts/initramfs.sh" "$modroot" "$release")
 
 # The tests' C tools (scripts/guest/*.c), built here, natively, into

@@ -13,6 +13,7 @@
 #   cm_expect FILE k=v...    every k=v holds on FILE's RESULT line
 #   check_here "desc" cmd... as check, but cmd runs in this shell (it may
 #                            set variables or start background jobs)
+#   cm_section TEXT          a diag line with the seconds since sourcing
 
 # scripts/vm.sh builds cm_tool.c on the host, into KIW_GUEST_BIN (two
 # minutes saved per test: cc under TCG is slow); compile it here only
@@ -35,6 +36,12 @@ check_here() {
 }
 CM_SRV_PID= CM_SRV_OUT= CM_SRV_RC= CM_CLI_OUT= CM_CLI_RC=
 CM_SEQ=0
+CM_T0=$(cut -d' ' -f1 /proc/uptime)
+
+cm_section() {
+	diag "--- $* [$(awk -v t0="$CM_T0" '{ printf "%.0f", $1 - t0 }' \
+		/proc/uptime) s]"
+}
 
 cm_tool_build() {
 	[ "$CM_TOOL" = /tmp/cm_tool ] || return 0

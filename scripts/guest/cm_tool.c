@@ -2,34 +2,51 @@
 /*
  * cm_tool: an rdma_cm consumer for kiw's VM tests. It connects, accepts or
  * rejects, with private data of a chosen length, many connections at once,
- * optionally moves one message each way, closes, and prints every rdma_cm
- * event it sees as one line, then a summary the tests assert on:
+ * optionally moves messages each way, closes, and prints every rdma_cm
+ * event and every asynchronous verbs event it sees as one line, then a
+ * summary the tests assert on:
  *
  *   EVENT <conn> <ESTABLISHED|REJECTED|...> status=<n> pd=<len> pd_ok=<0|1>
  *         ird=<n> ord=<n>
  *   DATA <conn> ok|fail <what>
+ *   ASYNC <conn> <event>        an asynchronous event (QP fatal...)
  *   DUP <conn> <event>          an event rdma_cm must give only once
  *   RESULT established=<n> rejected=<n> unreachable=<n> error=<n>
  *          disconnected=<n> requests=<n> pd_bad=<n> dup=<n> data_ok=<n>
- *          data_fail=<n>
+ *          data_fail=<n> msgs=<n> async=<n>
  *   LISTENING                   (server, once it listens)
  *
  * Private data of n octets is octet i = (i * 7 + seed) & 0xff, seed 1 for
  * the Request, 2 for an accepting Reply, 3 for a reject: each side checks
  * what it receives against the pattern (pd_ok).
  *
+ * Messages (-D): the client sends -m messages of -s octets as soon as the
+ * connection is up; the server answers each one as it arrives, with a
+ * message of the same size. Message k of connection c is the same pattern
+ * with seed 10 + c + k (client) or 20 + c + k (server). With -e the
+ * server does not wait: it sends its messages as soon as the connection
+ * is up, and only checks the client's. msgs counts the
+ * messages received intact, data_ok the connections that received all of
+ * theirs, data_fail those that saw a completion error or a bad message.
+ *
  * Usage:
  *   cm_tool server -b ADDR -p PORT [-n CONNS] [-r] [-d PDLEN] [-B BACKLOG]
- *                  [-D] [-c client|server|destroy] [-t SECONDS]
- *   cm_tool client -a ADDR -p PORT [-n CONNS] [-d PDLEN] [-D]
- *                  [-c client|server|destroy] [-t SECONDS]
- *   -r reject every request; -D move data; -c who closes: the client
- *   (rdma_disconnect, default), the server, or the client by destroying
- *   its id without a disconnect (abortive). The server handles -n
- *   connections (then exits), or runs until -t.
+ *                  [-D [-m MSGS] [-s SIZE] [-e]] [-c client|server|destroy]
+ *                  [-t SECONDS]
+ *   cm_tool client -a ADDR -p PORT [-n CONNS] [-d PDLEN] [-D [-m MSGS]
+ *                  [-s SIZE]] [-c client|server|destroy] [-t SECONDS]
+ *   -r reject every request; -D move data (-m messages each way, default
+ *   1, at most 64; -s octets each, default 64, at most 1 MiB); -c who
+ *   closes: the client (rdma_disconnect, default), the server, or the
+ *   client by destroying its id without a disconnect (abortive). The
+ *   server handles -n connections (then exits), or runs until -t.
+ *
+ * scripts/vm.sh compiles it on the host, with these libraries:
+ * kiw-ldlibs: -lrdmacm -libverbs
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netdb.h>
 #include <poll.h>
 #include <stdbool.h>
@@ -40,8 +57,10 @@
 #include <unistd.h>
 #include <rdma/rdma_cma.h>
 
-#define MSG_LEN 64
 #define MAX_CONNS 1024
+#define MAX_MSGS 64
+#define MAX_SIZE (1 << 20)
+#define MAX_CTX 8
 
 struct conn {
 	int no;
@@ -49,23 +68,29 @@ struct conn {
 	struct ibv_pd *pd;
 	struct ibv_cq *cq;
 	struct ibv_mr *mr;
-	char buf[2 * MSG_LEN];		/* [0] receive, [MSG_LEN] send */
+	unsigned char *buf;		/* msgs receive, then msgs send buffers */
 	int established, disconnected, rejected;
+	int rx, tx;			/* messages received intact, sent */
 	bool data_done, closing, done;
 	bool destroy;			/* destroy the id once events are acked */
 };
 
 static struct {
-	bool server, reject, data;
+	bool server, reject, data, eager;
 	const char *addr, *port;
-	int conns, pd_len, backlog, timeout;
+	int conns, pd_len, backlog, timeout, msgs, size;
 	char closer;			/* 'c'lient, 's'erver, 'd'estroy */
-} opt = { .conns = 1, .backlog = 128, .timeout = 30, .closer = 'c' };
+} opt = { .conns = 1, .backlog = 128, .timeout = 30, .closer = 'c',
+	  .msgs = 1, .size = 64 };
 
 static struct {
 	int established, rejected, unreachable, error, disconnected;
-	int requests, pd_bad, dup, data_ok, data_fail;
+	int requests, pd_bad, dup, data_ok, data_fail, msgs, async;
 } res;
+
+/* Device contexts whose asynchronous events we read (non-blocking). */
+static struct ibv_context *ctxs[MAX_CTX];
+static int nctx;
 
 static struct conn *conns[MAX_CONNS];
 static int nconns, finished;
@@ -120,17 +145,34 @@ static struct conn *conn_new(struct rdma_cm_id *id)
 	return c;
 }
 
+static void watch_ctx(struct ibv_context *ctx)
+{
+	for (int i = 0; i < nctx; i++)
+		if (ctxs[i] == ctx)
+			return;
+	if (nctx == MAX_CTX)
+		return;
+	fcntl(ctx->async_fd, F_SETFL,
+	      fcntl(ctx->async_fd, F_GETFL) | O_NONBLOCK);
+	ctxs[nctx++] = ctx;
+}
+
 static int conn_qp(struct conn *c)
 {
+	size_t len = 2 * (size_t)opt.msgs * opt.size;
 	struct ibv_qp_init_attr a = {
 		.qp_type = IBV_QPT_RC,
-		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
+		.cap = { .max_send_wr = opt.msgs + 1,
+			 .max_recv_wr = opt.msgs + 1,
 			 .max_send_sge = 1, .max_recv_sge = 1 },
 	};
 
-	c->pd = ibv_alloc_pd(c->id->verbs);
-	c->cq = c->pd ? ibv_create_cq(c->id->verbs, 16, NULL, NULL, 0) : NULL;
-	c->mr = c->cq ? ibv_reg_mr(c->pd, c->buf, sizeof(c->buf),
+	watch_ctx(c->id->verbs);
+	c->buf = calloc(1, len);
+	c->pd = c->buf ? ibv_alloc_pd(c->id->verbs) : NULL;
+	c->cq = c->pd ? ibv_create_cq(c->id->verbs, 2 * opt.msgs + 4, NULL,
+				      NULL, 0) : NULL;
+	c->mr = c->cq ? ibv_reg_mr(c->pd, c->buf, len,
 				   IBV_ACCESS_LOCAL_WRITE) : NULL;
 	if (!c->mr)
 		return -1;
@@ -139,25 +181,48 @@ static int conn_qp(struct conn *c)
 	return rdma_create_qp(c->id, c->pd, &a);
 }
 
-static int post_recv(struct conn *c)
+static unsigned char *rx_buf(struct conn *c, int k)
 {
-	struct ibv_sge sge = { (uintptr_t)c->buf, MSG_LEN, c->mr->lkey };
-	struct ibv_recv_wr wr = { .wr_id = 1, .sg_list = &sge, .num_sge = 1 };
-	struct ibv_recv_wr *bad;
-
-	return ibv_post_recv(c->id->qp, &wr, &bad);
+	return c->buf + (size_t)k * opt.size;
 }
 
-static int post_send(struct conn *c, int seed)
+static unsigned char *tx_buf(struct conn *c, int k)
 {
-	struct ibv_sge sge = { (uintptr_t)c->buf + MSG_LEN, MSG_LEN,
+	return c->buf + (size_t)(opt.msgs + k) * opt.size;
+}
+
+/* A receive for each message, in order: message k lands in rx_buf(k). */
+static int post_recvs(struct conn *c)
+{
+	for (int k = 0; k < opt.msgs; k++) {
+		struct ibv_sge sge = { (uintptr_t)rx_buf(c, k), opt.size,
+				       c->mr->lkey };
+		struct ibv_recv_wr wr = { .wr_id = k, .sg_list = &sge,
+					  .num_sge = 1 };
+		struct ibv_recv_wr *bad;
+
+		if (ibv_post_recv(c->id->qp, &wr, &bad))
+			return -1;
+	}
+	return 0;
+}
+
+static int msg_seed(struct conn *c, bool from_server, int k)
+{
+	return (from_server ? 20 : 10) + c->no + k;
+}
+
+static int post_send(struct conn *c)
+{
+	int k = c->tx++;
+	struct ibv_sge sge = { (uintptr_t)tx_buf(c, k), opt.size,
 			       c->mr->lkey };
-	struct ibv_send_wr wr = { .wr_id = 2, .sg_list = &sge, .num_sge = 1,
-				  .opcode = IBV_WR_SEND,
+	struct ibv_send_wr wr = { .wr_id = MAX_MSGS + k, .sg_list = &sge,
+				  .num_sge = 1, .opcode = IBV_WR_SEND,
 				  .send_flags = IBV_SEND_SIGNALED };
 	struct ibv_send_wr *bad;
 
-	pd_fill((unsigned char *)c->buf + MSG_LEN, MSG_LEN, seed + c->no);
+	pd_fill(tx_buf(c, k), opt.size, msg_seed(c, opt.server, k));
 	return ibv_post_send(c->id->qp, &wr, &bad);
 }
 
@@ -176,11 +241,19 @@ static void conn_close(struct conn *c)
 		       strerror(errno));
 }
 
+static void data_fail(struct conn *c, const char *why, int v1, int v2)
+{
+	printf("DATA %d fail %s %d %d (after %d messages)\n", c->no, why, v1,
+	       v2, c->rx);
+	res.data_fail++;
+	c->data_done = true;
+}
+
 /*
- * The message exchange: the client sends first (seed 10 + conn), the
- * server checks it and answers (seed 20 + conn), the client checks that.
- * The responder holds its first FPDU until it received one (RFC 5044
- * 7.1.2 (4)), which is why the client speaks first.
+ * The message exchange: the client sends its messages first, the server
+ * checks each and answers it, the client checks the answers. The
+ * responder holds its first FPDU until it received one (RFC 5044 7.1.2
+ * (4)), which is why the client speaks first.
  */
 static void poll_data(struct conn *c)
 {
@@ -188,31 +261,71 @@ static void poll_data(struct conn *c)
 
 	if (!opt.data || !c->established || c->data_done || !c->id)
 		return;
-	while (ibv_poll_cq(c->cq, 1, &wc) > 0) {
+	while (!c->data_done && ibv_poll_cq(c->cq, 1, &wc) > 0) {
 		if (wc.status != IBV_WC_SUCCESS) {
-			printf("DATA %d fail wc status %d opcode %d\n", c->no,
-			       wc.status, wc.opcode);
-			res.data_fail++;
-			c->data_done = true;
+			data_fail(c, "wc status/opcode", wc.status, wc.opcode);
 			return;
 		}
 		if (wc.opcode != IBV_WC_RECV)
 			continue;
-		if (!pd_check(c->buf, wc.byte_len, MSG_LEN,
-			      (opt.server ? 10 : 20) + c->no)) {
-			printf("DATA %d fail content\n", c->no);
-			res.data_fail++;
-			c->data_done = true;
+		if ((int)wc.wr_id != c->rx ||
+		    !pd_check(rx_buf(c, c->rx), wc.byte_len, opt.size,
+			      msg_seed(c, !opt.server, c->rx))) {
+			data_fail(c, "content of message/length", c->rx,
+				  wc.byte_len);
 			return;
 		}
-		if (opt.server && post_send(c, 20))
-			printf("DATA %d fail post_send\n", c->no);
+		c->rx++;
+		res.msgs++;
+		if (opt.server && !opt.eager && post_send(c))
+			data_fail(c, "post_send", errno, c->tx);
+		if (c->rx < opt.msgs)
+			continue;
 		printf("DATA %d ok\n", c->no);
 		res.data_ok++;
 		c->data_done = true;
 		if ((opt.server && opt.closer == 's') ||
 		    (!opt.server && opt.closer != 's'))
 			conn_close(c);
+	}
+}
+
+static struct conn *conn_of_qp(struct ibv_qp *qp)
+{
+	for (int i = 0; i < nconns; i++)
+		if (conns[i]->id && conns[i]->id->qp == qp)
+			return conns[i];
+	return NULL;
+}
+
+/* Asynchronous events: a QP the device took to the error state... */
+static void poll_async(void)
+{
+	struct ibv_async_event ev;
+
+	for (int i = 0; i < nctx; i++) {
+		while (!ibv_get_async_event(ctxs[i], &ev)) {
+			struct conn *c = NULL;
+
+			switch (ev.event_type) {
+			case IBV_EVENT_QP_FATAL:
+			case IBV_EVENT_QP_REQ_ERR:
+			case IBV_EVENT_QP_ACCESS_ERR:
+			case IBV_EVENT_COMM_EST:
+			case IBV_EVENT_SQ_DRAINED:
+			case IBV_EVENT_PATH_MIG:
+			case IBV_EVENT_PATH_MIG_ERR:
+			case IBV_EVENT_QP_LAST_WQE_REACHED:
+				c = conn_of_qp(ev.element.qp);
+				break;
+			default:
+				break;
+			}
+			printf("ASYNC %d %s\n", c ? c->no : -1,
+			       ibv_event_type_str(ev.event_type));
+			res.async++;
+			ibv_ack_async_event(&ev);
+		}
 	}
 }
 
@@ -229,8 +342,9 @@ static void on_established(struct conn *c, struct rdma_cm_event *ev)
 				     opt.pd_len, 2))
 		res.pd_bad++;
 	if (opt.data) {
-		if (!opt.server && post_send(c, 10))
-			printf("DATA %d fail post_send\n", c->no);
+		for (int k = 0; (!opt.server || opt.eager) && k < opt.msgs; k++)
+			if (post_send(c))
+				data_fail(c, "post_send", errno, k);
 		return;
 	}
 	if ((opt.server && opt.closer == 's') ||
@@ -257,7 +371,7 @@ static void on_request(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 		c->destroy = true;
 		return;
 	}
-	if (conn_qp(c) || (opt.data && post_recv(c))) {
+	if (conn_qp(c) || (opt.data && post_recvs(c))) {
 		printf("# conn %d: QP setup failed: %s\n", c->no,
 		       strerror(errno));
 		rdma_reject(id, NULL, 0);
@@ -314,7 +428,7 @@ static void on_event(struct rdma_cm_event *ev)
 	}
 	switch (ev->event) {
 	case RDMA_CM_EVENT_ADDR_RESOLVED:
-		if (rdma_resolve_route(ev->id, 2000))
+		if (rdma_resolve_route(ev->id, 10000))
 			die("rdma_resolve_route");
 		break;
 	case RDMA_CM_EVENT_ROUTE_RESOLVED: {
@@ -325,7 +439,7 @@ static void on_event(struct rdma_cm_event *ev)
 					     .private_data_len = opt.pd_len };
 
 		pd_fill(pd, opt.pd_len, 1);
-		if (conn_qp(c) || (opt.data && post_recv(c)))
+		if (conn_qp(c) || (opt.data && post_recvs(c)))
 			die("QP setup");
 		if (rdma_connect(ev->id, &p))
 			die("rdma_connect");
@@ -382,6 +496,9 @@ static void reap(void)
 			rdma_destroy_qp(c->id);
 		rdma_destroy_id(c->id);
 		c->id = NULL;
+		if (c->mr)
+			ibv_dereg_mr(c->mr);
+		c->mr = NULL;
 		conn_finish(c);
 	}
 }
@@ -400,7 +517,7 @@ static void parse_addr(const char *host, const char *port,
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: cm_tool server|client -a/-b ADDR -p PORT [-n N] [-r] [-d PD] [-B BL] [-D] [-c c|s|d] [-t S]\n");
+	fprintf(stderr, "usage: cm_tool server|client -a/-b ADDR -p PORT [-n N] [-r] [-d PD] [-B BL] [-D [-m MSGS] [-s SIZE] [-e]] [-c c|s|d] [-t S]\n");
 	exit(2);
 }
 
@@ -414,7 +531,7 @@ static void parse_args(int argc, char **argv)
 	if (!opt.server && strcmp(argv[1], "client"))
 		usage();
 	optind = 2;
-	while ((ch = getopt(argc, argv, "a:b:p:n:rd:B:Dc:t:")) != -1) {
+	while ((ch = getopt(argc, argv, "a:b:p:n:rd:B:Dm:s:ec:t:")) != -1) {
 		switch (ch) {
 		case 'a': case 'b': opt.addr = optarg; break;
 		case 'p': opt.port = optarg; break;
@@ -423,13 +540,17 @@ static void parse_args(int argc, char **argv)
 		case 'd': opt.pd_len = atoi(optarg); break;
 		case 'B': opt.backlog = atoi(optarg); break;
 		case 'D': opt.data = true; break;
+		case 'e': opt.eager = true; break;
+		case 'm': opt.msgs = atoi(optarg); break;
+		case 's': opt.size = atoi(optarg); break;
 		case 'c': opt.closer = optarg[0]; break;
 		case 't': opt.timeout = atoi(optarg); break;
 		default: usage();
 		}
 	}
 	if (!opt.addr || !opt.port || opt.conns < 1 || opt.conns > MAX_CONNS ||
-	    opt.pd_len < 0 || opt.pd_len > 255)
+	    opt.pd_len < 0 || opt.pd_len > 255 || opt.msgs < 1 ||
+	    opt.msgs > MAX_MSGS || opt.size < 1 || opt.size > MAX_SIZE)
 		usage();
 }
 
@@ -461,7 +582,7 @@ int main(int argc, char **argv)
 				die("rdma_create_id");
 			conn_new(id);
 			if (rdma_resolve_addr(id, NULL, (struct sockaddr *)&addr,
-					      2000))
+					      10000))
 				die("rdma_resolve_addr");
 		}
 	}
@@ -471,6 +592,7 @@ int main(int argc, char **argv)
 
 		for (int i = 0; i < nconns; i++)
 			poll_data(conns[i]);
+		poll_async();
 		reap();
 		/* Once all are done, stay a moment to catch duplicates. */
 		if (finished >= opt.conns && !linger)
@@ -485,9 +607,10 @@ int main(int argc, char **argv)
 		rdma_ack_cm_event(ev);
 		reap();
 	}
-	printf("RESULT established=%d rejected=%d unreachable=%d error=%d disconnected=%d requests=%d pd_bad=%d dup=%d data_ok=%d data_fail=%d\n",
+	poll_async();
+	printf("RESULT established=%d rejected=%d unreachable=%d error=%d disconnected=%d requests=%d pd_bad=%d dup=%d data_ok=%d data_fail=%d msgs=%d async=%d\n",
 	       res.established, res.rejected, res.unreachable, res.error,
 	       res.disconnected, res.requests, res.pd_bad, res.dup,
-	       res.data_ok, res.data_fail);
+	       res.data_ok, res.data_fail, res.msgs, res.async);
 	return finished >= opt.conns ? 0 : 1;
 }
