@@ -127,6 +127,7 @@ iwt_ping_start a $SRV $LPORT
 check "a connection moves messages" \
 	wait_for 60 grep -q '^ESTABLISHED' "$IWT_PING_OUT"
 sleep 2
+# Covers: DDP-ST-6, DDP-ST-7, DDP-ERR-1
 check "veth-b down" ip -n b link set veth-b down
 # A message in flight, so that TCP gives up (tcp_retries2) rather than
 # wait for an echo that cannot come (no keepalive in iWARP).
