@@ -61,11 +61,21 @@ static void die(const char *what)
 	exit(2);
 }
 
+static void die_ev(const char *what, int ev)
+{
+	fprintf(stderr, "fault_tool: %s: event %s\n", what,
+		ev < 0 ? "none (timeout)" : rdma_event_str(ev));
+	exit(2);
+}
+
 /* Arm: the n-th fault point this thread reaches fails (0: disarm). */
 static void arm(int n)
 {
 	char s[16];
 	int len = snprintf(s, sizeof(s), "%d", n);
+
+	if (nth_fd < 0 && !n)
+		return;
 
 	if (pwrite(nth_fd, s, len, 0) != len)
 		die("fail-nth");
@@ -360,6 +370,7 @@ static int next_event(struct cm *c, struct rdma_cm_id *id, double wait,
 {
 	double end = now() + wait;
 	struct rdma_cm_event *ev;
+	struct rdma_cm_id *eid;
 	int type;
 
 	while (now() < end) {
@@ -370,10 +381,11 @@ static int next_event(struct cm *c, struct rdma_cm_id *id, double wait,
 		if (rdma_get_cm_event(c->ch, &ev))
 			die("rdma_get_cm_event");
 		type = ev->event;
+		eid = ev->id;
+		rdma_ack_cm_event(ev);	/* frees ev */
 		if (evid)
-			*evid = ev->id;
-		rdma_ack_cm_event(ev);
-		if (!id || ev->id == id || type == RDMA_CM_EVENT_CONNECT_REQUEST)
+			*evid = eid;
+		if (!id || eid == id || type == RDMA_CM_EVENT_CONNECT_REQUEST)
 			return type;
 	}
 	return -1;
@@ -420,12 +432,18 @@ static int connect_op(void *arg, int n)
 
 	if (rdma_create_id(c->ch, &id, NULL, RDMA_PS_TCP))
 		die("rdma_create_id");
-	if (rdma_resolve_addr(id, NULL, (struct sockaddr *)&c->addr, 2000) ||
-	    next_event(c, id, 10, NULL) != RDMA_CM_EVENT_ADDR_RESOLVED ||
-	    rdma_resolve_route(id, 2000) ||
-	    next_event(c, id, 10, NULL) != RDMA_CM_EVENT_ROUTE_RESOLVED ||
-	    cm_qp(id, &pd, &cq))
-		die("connection setup");
+	if (rdma_resolve_addr(id, NULL, (struct sockaddr *)&c->addr, 2000))
+		die("rdma_resolve_addr");
+	ev = next_event(c, id, 10, NULL);
+	if (ev != RDMA_CM_EVENT_ADDR_RESOLVED)
+		die_ev("address resolution", ev);
+	if (rdma_resolve_route(id, 2000))
+		die("rdma_resolve_route");
+	ev = next_event(c, id, 10, NULL);
+	if (ev != RDMA_CM_EVENT_ROUTE_RESOLVED)
+		die_ev("route resolution", ev);
+	if (cm_qp(id, &pd, &cq))
+		die("PD, CQ or QP");
 	arm_op(n);
 	ret = rdma_connect(id, &p) ? errno : 0;
 	op_done(n);
@@ -537,7 +555,7 @@ int main(int argc, char **argv)
 	argc -= optind;
 	argv += optind;
 	nth_fd = open("/proc/thread-self/fail-nth", O_RDWR);
-	if (nth_fd < 0)
+	if (nth_fd < 0 && !nconns)	/* -n needs no fault injection */
 		die("/proc/thread-self/fail-nth");
 	if (argc == 3 && !strcmp(argv[0], "devadd"))
 		return !!do_devadd(argv[1], argv[2]);

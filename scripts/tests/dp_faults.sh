@@ -24,10 +24,17 @@ SRV=10.77.0.2 LPORT=7300 APORT=7301
 # the short sweeps), which still reaches each allocation site's
 # neighbourhood and keeps the run short.
 if [ "${KIW_LONG:-0}" = 1 ]; then
-	S_LONG=1 S_SHORT=1
+	S_LONG=1 S_SHORT=1 DEV_MAX=1500 DEV_STRIDE=3
 else
-	S_LONG=5 S_SHORT=2
+	S_LONG=5 S_SHORT=2 DEV_MAX=100 DEV_STRIDE=3
 fi
+# Device creation: "rdma link add" reaches well over 600 fault points,
+# most of them in ib_core's registration (sysfs, clients). By default the
+# first 100 are tried: kiw's newlink and the start of ib_register_device.
+# Further on, ib_uverbs' client (uverbs_alloc_api) leaks radix tree nodes
+# when an insertion fails halfway (uapi_add_elm: radix_tree_insert leaves
+# the nodes it attached; uverbs_destroy_api removes only items), which
+# kmemleak reports: an upstream bug, not kiw's, that KIW_LONG=1 runs into.
 FT=/tmp/fault_tool
 FI=/sys/kernel/debug
 
@@ -73,8 +80,8 @@ check "fault_tool builds" cc -O2 -Wall -o $FT \
 check "iw_target builds" iwt_build
 
 diag "--- device creation"
-in_a $FT -s $S_LONG -m 600 devadd kiw_a veth-a > /tmp/ft_dev.out 2>&1
-check "every allocation of rdma link add fails in turn, then it works" \
+in_a $FT -s $DEV_STRIDE -m $DEV_MAX devadd kiw_a veth-a > /tmp/ft_dev.out 2>&1
+check "rdma link add: the allocations tried fail in turn, then it works" \
 	sweep_ok /tmp/ft_dev.out devadd
 sweep_diag /tmp/ft_dev.out devadd
 check "no kiw device is left over from the failures" \
@@ -120,6 +127,7 @@ iwt_ping_start a $SRV $LPORT
 check "a connection moves messages" \
 	wait_for 60 grep -q '^ESTABLISHED' "$IWT_PING_OUT"
 sleep 2
+# Covers: DDP-ST-6, DDP-ST-7, DDP-ERR-1
 check "veth-b down" ip -n b link set veth-b down
 # A message in flight, so that TCP gives up (tcp_retries2) rather than
 # wait for an echo that cannot come (no keepalive in iWARP).
