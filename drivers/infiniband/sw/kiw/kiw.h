@@ -13,6 +13,8 @@
  *   kiw_mem.c    MRs, STags, memory access    (kiw_mem.h)
  *   kiw_cm*.c    connection manager           (kiw_cm.h, kiw_cep.h)
  *   kiw_stats.c  counters, hw stats           (kiw_stats.h)
+ *   kiw_restrack.c  "rdma res" attributes
+ *   kiw_trace.c  tracepoints                  (kiw_trace.h)
  */
 #ifndef KIW_H
 #define KIW_H
@@ -146,6 +148,8 @@ bool kiw_is_kiw_device(const struct ib_device *ibdev);
 
 /* kiw_verbs.c */
 extern const struct ib_device_ops kiw_verbs_ops;
+/* kiw_restrack.c: what "rdma res show" shows of kiw's objects */
+extern const struct ib_device_ops kiw_restrack_ops;
 int kiw_take_slot(atomic_t *count, int max);
 struct rdma_user_mmap_entry *kiw_mmap_insert(struct ib_ucontext *uctx,
 					     void *addr, size_t len, u64 *key);

@@ -18,6 +18,7 @@
 #include "kiw_cm.h"
 #include "kiw_qp.h"
 #include "kiw_stats.h"
+#include "kiw_trace.h"
 
 /*
  * Endpoint work: MPA exchanges, timeouts and teardown, for every device.
@@ -231,6 +232,7 @@ int kiw_cep_enter_full(struct kiw_cep *cep)
 		return ret;
 	cep->established = true;
 	kiw_cep_llp_params(cep, &params);
+	trace_kiw_mpa_result(cep, &params);
 	ibdev_dbg(&cep->kdev->ibdev,
 		  "%pISpc: full operation: initiator=%d rev=%u crc=%d tx_markers=%d rx_markers=%d ird=%u ord=%u rtr=%d hold_tx=%d\n",
 		  &cep->remote, params.initiator, params.mpa_rev, params.crc,
@@ -383,6 +385,7 @@ void kiw_cep_step(struct kiw_cep *cep, enum kiw_cep_event ev)
 		  kiw_cep_state_name(st.next));
 	cep->state = st.next;
 	kiw_stats_cep_step(cep, prev, ev);
+	trace_kiw_cep_state(cep, prev, ev);
 	before = kiw_cep_timer_kind(prev);
 	after = kiw_cep_timer_kind(st.next);
 	if (after != before && after != KIW_CEP_TIMER_NONE)

@@ -206,6 +206,7 @@ static struct kiw_device *kiw_device_alloc(struct net_device *netdev)
 	ib_set_device_ops(ibdev, &kiw_verbs_ops);
 	ib_set_device_ops(ibdev, &kiw_cm_ops);
 	ib_set_device_ops(ibdev, &kiw_stats_ops);
+	ib_set_device_ops(ibdev, &kiw_restrack_ops);
 	return kdev;
 }
 

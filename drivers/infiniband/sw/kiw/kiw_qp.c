@@ -14,6 +14,7 @@
 #include "kiw_ring.h"
 #include "kiw_srq.h"
 #include "kiw_mem.h"
+#include "kiw_trace.h"
 
 /* IB QP numbers are 24 bits; 0 and 1 name the IB special QPs. */
 #define KIW_QPN_MIN 2
@@ -381,6 +382,15 @@ static void kiw_qp_flush(struct kiw_qp *qp)
 		kiw_cq_notify(qp->rcq);
 }
 
+/* Every state change goes through here, under state_lock; traced. */
+static void kiw_qp_set_state(struct kiw_qp *qp, enum kiw_qp_state next)
+{
+	lockdep_assert_held(&qp->state_lock);
+	if (qp->state != next)
+		trace_kiw_qp_state(qp, qp->state, next);
+	WRITE_ONCE(qp->state, next);
+}
+
 /* Carry out a state change's actions; no kiw lock held. */
 static void kiw_qp_act(struct kiw_qp *qp, enum kiw_qp_state prev,
 		       unsigned int actions)
@@ -423,7 +433,7 @@ void kiw_qp_error(struct kiw_qp *qp)
 	prev = qp->state;
 	kiw_qp_transition(prev, IB_QPS_ERR, &next, &actions);
 	actions = kiw_qp_abort_setup(qp, next, actions);
-	WRITE_ONCE(qp->state, next);
+	kiw_qp_set_state(qp, next);
 	spin_unlock_irqrestore(&qp->state_lock, flags);
 	kiw_qp_act(qp, prev, actions);
 }
@@ -437,7 +447,7 @@ int kiw_qp_llp_established(struct kiw_qp *qp)
 
 	spin_lock_irqsave(&qp->state_lock, flags);
 	if (qp->state == KIW_QP_IDLE)
-		WRITE_ONCE(qp->state, KIW_QP_RTS);
+		kiw_qp_set_state(qp, KIW_QP_RTS);
 	else
 		ret = -EINVAL;
 	spin_unlock_irqrestore(&qp->state_lock, flags);
@@ -458,7 +468,7 @@ void kiw_qp_llp_closed(struct kiw_qp *qp, bool error)
 
 	spin_lock_irqsave(&qp->state_lock, flags);
 	prev = qp->state;
-	WRITE_ONCE(qp->state, KIW_QP_ERROR);
+	kiw_qp_set_state(qp, KIW_QP_ERROR);
 	spin_unlock_irqrestore(&qp->state_lock, flags);
 	if (error && prev == KIW_QP_RTS)
 		kiw_qp_event(qp, IB_EVENT_QP_FATAL);
@@ -480,7 +490,7 @@ void kiw_qp_terminate(struct kiw_qp *qp, kiw_term_t term,
 	spin_lock_irqsave(&qp->state_lock, flags);
 	prev = qp->state;
 	if (prev == KIW_QP_RTS || prev == KIW_QP_CLOSING) {
-		WRITE_ONCE(qp->state, KIW_QP_TERMINATE);
+		kiw_qp_set_state(qp, KIW_QP_TERMINATE);
 		qp->term = term;
 	}
 	spin_unlock_irqrestore(&qp->state_lock, flags);
@@ -748,7 +758,7 @@ int kiw_modify_qp(struct ib_qp *base, struct ib_qp_attr *attr, int mask,
 		kiw_qp_set_attr(qp, attr, mask);
 		if (mask & IB_QP_STATE)
 			actions = kiw_qp_abort_setup(qp, next, actions);
-		WRITE_ONCE(qp->state, next);
+		kiw_qp_set_state(qp, next);
 		if (next == KIW_QP_IDLE && (mask & IB_QP_STATE))
 			qp->idle_ib_state = attr->qp_state;
 	}

@@ -11,6 +11,7 @@
 #include "kiw_rdmap.h"
 #include "kiw_rx.h"
 #include "kiw_stats.h"
+#include "kiw_trace.h"
 
 #define KIW_TERM_LOCAL_CATASTROPHIC \
 	KIW_TERM(KIW_TERM_LAYER_RDMAP, KIW_RDMAP_ETYPE_CATASTROPHIC, \
@@ -341,6 +342,7 @@ static void kiw_rx_term_done(struct kiw_qp *qp)
 	kiw_rdmap_term_parse(rx->term_buf, kiw_ddp_msg_len(&rx->seg), &ti);
 	rep = kiw_term_report(ti.err, true);
 	kiw_stats_term(qp->kdev, ti.err, false);
+	trace_kiw_term_rx(qp, ti.err);
 	ibdev_info_ratelimited(&qp->kdev->ibdev,
 			       "QP %u: peer terminated: layer %u type %u code 0x%02x\n",
 			       qp->base.qp_num, kiw_term_layer(ti.err),
@@ -392,6 +394,7 @@ static void kiw_rx_end(struct kiw_fpdu_rx *f, kiw_term_t verdict)
 	struct kiw_rx *rx = &qp->rx;
 
 	kiw_stats_rx_fpdu(qp->kdev, f, verdict);
+	trace_kiw_fpdu_rx(qp, f, verdict);
 	if (verdict) {
 		kiw_rx_fail(qp, verdict, NULL);
 		return;

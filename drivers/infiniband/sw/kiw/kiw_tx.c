@@ -17,6 +17,7 @@
 #include "kiw_qp.h"
 #include "kiw_ring.h"
 #include "kiw_stats.h"
+#include "kiw_trace.h"
 #include "kiw_tx_batch.h"
 
 /* Batches one run sends before it lets other QPs' work run. */
@@ -455,6 +456,8 @@ int kiw_tx_build_term(struct kiw_qp *qp)
 	tx->off += n;
 	kiw_stats_tx_fpdu(qp->kdev, b);
 	kiw_stats_term(qp->kdev, term, true);
+	trace_kiw_fpdu_tx(qp, b);
+	trace_kiw_term_tx(qp, term);
 	tx->term_sent = true;
 	return 0;
 }

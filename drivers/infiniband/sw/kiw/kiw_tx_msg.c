@@ -11,6 +11,7 @@
 #include "kiw_mem.h"
 #include "kiw_qp.h"
 #include "kiw_stats.h"
+#include "kiw_trace.h"
 #include "kiw_tx_batch.h"
 
 /* Non-zero STag for zero-length RTR messages (CONFORMANCE D-18). */
@@ -517,6 +518,7 @@ int kiw_tx_seg(struct kiw_qp *qp)
 		return n;
 	tx->off += n;
 	kiw_stats_tx_fpdu(qp->kdev, tx->b);
+	trace_kiw_fpdu_tx(qp, tx->b);
 	if (seg.last)
 		kiw_tx_msg_end(tx);
 	return 0;
