@@ -335,31 +335,95 @@ bench() {
 	links_down
 }
 
-# profile_one STACK SECONDS: perf over a 64 KiB ib_write_bw run.
+# perftest_ticks: user and system CPU ticks of the ib_write_bw processes.
+perftest_ticks() {
+	local p u=0 k=0 f
+	for p in $(pgrep -x ib_write_bw); do
+		read -r -a f < "/proc/$p/stat" || continue
+		u=$((u + f[13])) k=$((k + f[14]))
+	done
+	echo "$u $k"
+}
+
+# profile_one STACK SECONDS: perf over SECONDS of a 64 KiB ib_write_bw run.
+# perf starts first, with its events disabled (starting it takes tens of
+# seconds here, and would otherwise be most of what it samples), and is
+# switched on through its control fifo once the client prints its column
+# header, that is once data moves.
 profile_one() {
-	local stack=$1 secs=$2 data=$OUT/perf-$1.data
+	local stack=$1 secs=$2 data=$OUT/perf-$1.data cli perf end _ack
+	local t0 t1 s0 s1 c0 c1 running
 	stack_use "$stack" || { say "profile: $stack: no devices"; return 1; }
+	rm -f "$OUT/ctl" "$OUT/ack"
+	mkfifo "$OUT/ctl" "$OUT/ack"
+	perf record -a -g -e cpu-clock -F 999 -D -1 \
+		--control "fifo:$OUT/ctl,$OUT/ack" -o "$data" -- sleep 100000 \
+		> "$OUT/perf.log" 2>&1 &
+	perf=$!
+	# perf opens the fifos once it is ready, tens of seconds later: wait
+	# for that before starting the run ("disable" changes nothing yet).
+	echo disable > "$OUT/ctl"
+	read -r -t 120 _ack < "$OUT/ack" || say "profile: no ack from perf"
 	PORT=$((PORT + 1))
+	# The run lasts three times the window: time in this guest moves in
+	# jumps when the host is loaded, and the window must fall inside it.
 	server_start ib_write_bw -R -F -d "$(dev_b)" -p "$PORT" -s 65536 \
-		-D "$secs" -f 1 --report_gbits || return 1
-	ip netns exec a timeout "$RUN_LIMIT" ib_write_bw -R -F -d "$(dev_a)" \
-		-p "$PORT" -s 65536 -D "$secs" -f 1 --report_gbits "$B4" \
-		> "$OUT/cli" 2>&1 &
-	local cli=$!
-	# Let the connection get going, then sample most of the run.
+		-D $((secs * 3)) -f 1 --report_gbits || return 1
+	ip netns exec a timeout $((RUN_LIMIT + secs * 3)) stdbuf -oL ib_write_bw \
+		-R -F -d "$(dev_a)" -p "$PORT" -s 65536 -D $((secs * 3)) -f 1 \
+		--report_gbits "$B4" > "$OUT/cli" 2>&1 &
+	cli=$!
+	end=$(( $(date +%s) + 60 ))
+	until grep -q '^ *#bytes' "$OUT/cli"; do
+		kill -0 "$cli" 2>/dev/null && [ "$(date +%s)" -lt "$end" ] ||
+			{ say "profile: $stack: the client did not start"; break; }
+		sleep 0.2
+	done
 	sleep 1
-	perf record -a -g -e cpu-clock -F 999 -o "$data" -- sleep $((secs - 2)) \
-		> "$OUT/perf.log" 2>&1 || { say "perf record failed"; cat "$OUT/perf.log"; }
+	echo enable > "$OUT/ctl"
+	read -r -t 60 _ack < "$OUT/ack" || say "profile: no ack from perf"
+	t0=$(date +%s.%N) s0=$(head -n 1 /proc/stat)
+	c0=$(perftest_ticks)
+	sleep "$secs"
+	c1=$(perftest_ticks)
+	t1=$(date +%s.%N) s1=$(head -n 1 /proc/stat)
+	running=$(kill -0 "$cli" 2>/dev/null && echo yes || echo no)
+	echo disable > "$OUT/ctl"
+	read -r -t 60 _ack < "$OUT/ack" || say "profile: no ack from perf"
+	kill -INT "$perf"
+	wait "$perf" || { say "perf record failed"; cat "$OUT/perf.log"; }
 	wait "$cli"
 	server_stop
 	echo "PROFILE-BEGIN $stack $(awk '/^ *#bytes/ { h = 1; next }
 		h && $1 ~ /^[0-9]+$/ { print $4 " Gbit/s"; exit }' "$OUT/cli")"
+	# What the CPUs did in the window, by /proc/stat (user nice system
+	# idle iowait irq softirq), and perftest's own user and system ticks.
+	echo "window: $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') s;" \
+		"client still running at its end: $running;" \
+		"perftest's user and system ticks: $c0 -> $c1"
+	printf '%s\n%s\n' "$s0" "$s1" |
+		awk 'NR == 1 { for (i = 2; i <= 8; i++) a[i] = $i }
+		     NR == 2 { for (i = 2; i <= 8; i++) { d[i] = $i - a[i]; t += d[i] } }
+		     END { if (t) printf "cpu: user %d%% system %d%% idle %d%% " \
+			"softirq %d%%\n", 100 * d[2] / t, 100 * d[4] / t,
+			100 * d[5] / t, 100 * d[8] / t }'
+	echo "PROFILE-BY-DSO $stack"
+	perf report -i "$data" --stdio --no-children --sort dso \
+		--percent-limit 0.5 -g none 2>/dev/null | grep -v '^#' | grep -v '^$'
+	echo "PROFILE-BY-COMMAND $stack"
+	perf report -i "$data" --stdio --no-children --sort comm \
+		--percent-limit 1 -g none 2>/dev/null | grep -v '^#' | grep -v '^$'
+	# Kernel symbols ([k]); user space is perftest and libsiw polling the
+	# rings (their symbols are not resolved: other mount namespaces).
+	echo "PROFILE-KERNEL-SYMBOLS $stack"
 	perf report -i "$data" --stdio --no-children --sort sym \
-		--percent-limit 0.7 -g none 2>/dev/null | grep -v '^$' | head -n 60
+		--percent-limit 0.3 -g none 2>/dev/null | grep '\[k\]' | head -n 50
+	# Who calls the kernel symbols above 1%: one block per symbol.
 	echo "PROFILE-CALLERS $stack"
 	perf report -i "$data" --stdio --no-children --sort sym \
-		--percent-limit 4 -g caller,0.5,callee,function,percent \
-		2>/dev/null | grep -v '^$' | head -n 150
+		--percent-limit 1 -g caller,0.5,callee,function,percent \
+		2>/dev/null | grep -v '^#' | grep -v '^$' |
+		awk '/^ +[0-9.]+%/ { keep = /\[k\]/ } keep' | head -n 600
 	echo "PROFILE-END $stack"
 }
 
@@ -369,7 +433,8 @@ if [ "$PROFILE" = 1 ]; then
 	echo 0 > /proc/sys/kernel/kptr_restrict
 	echo -1 > /proc/sys/kernel/perf_event_paranoid
 	for s in kiw kiw-crc siw siw-crc; do
-		profile_one "$s" $((DURATION > 6 ? DURATION : 6))
+		[ -z "$STACKS" ] || [[ "$s" =~ $STACKS ]] || continue
+		profile_one "$s" $((DURATION > 8 ? DURATION : 8))
 	done
 	links_down
 	exit 0
