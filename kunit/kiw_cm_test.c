@@ -102,6 +102,12 @@ static void kiw_fsm_case_desc(const struct kiw_fsm_case *c, char *desc)
 
 KUNIT_ARRAY_PARAM(kiw_fsm, kiw_fsm_cases, kiw_fsm_case_desc);
 
+/*
+ * A malformed frame closes at once (RST), a reject sends its Reply and a
+ * FIN, a reject received reaches the consumer, a peer's FIN the consumer.
+ * Covers: MPA-SU-8, MPA-SU-10, MPA-SU-13, MPA-ERR-3, MPA-REJ-1, MPA-REJ-2
+ * Covers: MPA-TD-2
+ */
 static void kiw_cep_fsm_table_test(struct kunit *test)
 {
 	const struct kiw_fsm_case *c = test->param_value;

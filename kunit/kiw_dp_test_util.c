@@ -399,9 +399,23 @@ static unsigned int kiw_dp_take(struct kunit *test, struct kiw_dp_env *e,
 unsigned int kiw_dp_step(struct kunit *test, struct kiw_dp_env *e, int from,
 			 unsigned int mss, unsigned int *nr)
 {
+	unsigned int len = kiw_dp_step_held(test, e, from, mss, nr);
+
+	if (len)
+		kiw_tx_batch_done(e->qp[from]);
+	return len;
+}
+
+/*
+ * As kiw_dp_step(), but the batch stays "inside sendmsg()": the caller
+ * calls kiw_tx_batch_done() when it chooses, as a TX work whose batch the
+ * peer answered before sendmsg() returned would.
+ */
+unsigned int kiw_dp_step_held(struct kunit *test, struct kiw_dp_env *e,
+			      int from, unsigned int mss, unsigned int *nr)
+{
 	struct kiw_qp *a = e->qp[from];
 	enum kiw_qp_state s = kiw_qp_state(a);
-	unsigned int len;
 
 	*nr = 0;
 	if (s != KIW_QP_RTS && s != KIW_QP_CLOSING)
@@ -409,9 +423,7 @@ unsigned int kiw_dp_step(struct kunit *test, struct kiw_dp_env *e, int from,
 	*nr = kiw_tx_fill(a, mss, 1 << 20);
 	if (!*nr)
 		return 0;
-	len = kiw_dp_take(test, e, a, mss);
-	kiw_tx_batch_done(a);
-	return len;
+	return kiw_dp_take(test, e, a, mss);
 }
 
 /**

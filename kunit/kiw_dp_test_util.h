@@ -80,6 +80,8 @@ void kiw_dp_feed(struct kunit *test, struct kiw_dp_env *e, int to,
 		 const u8 *data, unsigned int len);
 unsigned int kiw_dp_step(struct kunit *test, struct kiw_dp_env *e, int from,
 			 unsigned int mss, unsigned int *nr);
+unsigned int kiw_dp_step_held(struct kunit *test, struct kiw_dp_env *e,
+			      int from, unsigned int mss, unsigned int *nr);
 int kiw_dp_pump(struct kunit *test, struct kiw_dp_env *e, int from,
 		unsigned int mss);
 int kiw_dp_pump_term(struct kunit *test, struct kiw_dp_env *e, int from);

@@ -357,6 +357,51 @@ static void kiw_eng_ird_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kiw_dp_poll(e, 0, &wc, 1), 0);
 }
 
+/*
+ * IRD 1, two Reads back to back: the response to the first reaches the
+ * requester, which sends the second request, and that request reaches
+ * the responder while its batch with the response is still "in
+ * sendmsg()" (veth delivers inside it). The IRD slot must be free by
+ * then: the second Read is answered, nothing terminates.
+ */
+static void kiw_eng_ird_reuse_test(struct kunit *test)
+{
+	struct kiw_dp_env *e = kiw_dp_env(test, true, false, 1);
+	u8 *data = kiw_eng_pattern(test, 200, 21);
+	struct kiw_dp_region *sink, *src;
+	struct ib_sge sge;
+	unsigned int len, n;
+	int i;
+
+	sink = kiw_dp_region(test, e->kdev, &e->pd, KIW_MR_USER, 0, 4096,
+			     ACC_ALL, 0);
+	src = kiw_dp_region(test, e->kdev, &e->pd, KIW_MR_USER, 0, 4096,
+			    ACC_ALL, 0);
+	kiw_eng_fill(src, src->iova, 200, 21);
+	for (i = 0; i < 2; i++) {
+		sge = (struct ib_sge){ sink->iova + i * 1000, 100, sink->stag };
+		kiw_eng_post(test, e->qp[0], i, IB_WR_RDMA_READ, &sge, 1,
+			     src->stag, src->iova + i * 100);
+	}
+	/* ORD 1: one Read Request goes, the other waits. */
+	KUNIT_ASSERT_EQ(test, kiw_dp_pump(test, e, 0, 1448), 1);
+	len = kiw_dp_step_held(test, e, 1, 1448, &n);
+	KUNIT_ASSERT_EQ(test, n, 1U);
+	KUNIT_EXPECT_EQ(test, kiw_rdq_used(&e->qp[1]->tx.irq_q), 0);
+	kiw_dp_feed(test, e, 0, e->wire, len);
+	KUNIT_ASSERT_EQ(test, kiw_dp_pump(test, e, 0, 1448), 1);
+	KUNIT_EXPECT_EQ(test, kiw_qp_state(e->qp[1]), KIW_QP_RTS);
+	kiw_tx_batch_done(e->qp[1]);
+	KUNIT_EXPECT_EQ(test, kiw_dp_pump(test, e, 1, 1448), 1);
+	kiw_eng_expect_wc(test, e, 0, 0, IB_WC_RDMA_READ, IB_WC_SUCCESS, 100);
+	kiw_eng_expect_wc(test, e, 0, 1, IB_WC_RDMA_READ, IB_WC_SUCCESS, 100);
+	KUNIT_EXPECT_EQ(test, kiw_dp_cmp(sink, sink->iova, data, 100), -1);
+	KUNIT_EXPECT_EQ(test, kiw_dp_cmp(sink, sink->iova + 1000, data + 100,
+					 100), -1);
+	KUNIT_EXPECT_EQ(test, kiw_qp_state(e->qp[0]), KIW_QP_RTS);
+	KUNIT_EXPECT_EQ(test, kiw_qp_state(e->qp[1]), KIW_QP_RTS);
+}
+
 struct kiw_eng_bad {
 	const char *name;
 	int what;		/* which STag/TO the Write uses */
@@ -678,6 +723,7 @@ static struct kunit_case kiw_engine_cases[] = {
 	KUNIT_CASE(kiw_eng_order_test),
 	KUNIT_CASE(kiw_eng_ord_test),
 	KUNIT_CASE(kiw_eng_ird_test),
+	KUNIT_CASE(kiw_eng_ird_reuse_test),
 	KUNIT_CASE_PARAM(kiw_eng_bad_write_test, kiw_eng_bad_gen_params),
 	KUNIT_CASE(kiw_eng_crc_test),
 	KUNIT_CASE(kiw_eng_zero_test),

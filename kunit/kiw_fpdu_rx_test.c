@@ -72,7 +72,12 @@ static void kiw_rx_expect_ulpdu(struct kunit *test, struct kiw_test_ulp *u,
 	KUNIT_EXPECT_EQ(test, u->rx.off, v->start + v->len);
 }
 
-/* Each vector parses, whole and with every copy helper. */
+/*
+ * Each vector parses, whole and with every copy helper: one ULPDU and
+ * its length up, without the length field, markers, PAD or CRC.
+ * Covers: MPA-IF-6, MPA-IF-9, MPA-FR-1, MPA-FR-2, MPA-MK-12
+ * Covers: MPA-RX-2, MPA-RX-3
+ */
 static void kiw_rx_vector_test(struct kunit *test)
 {
 	const struct kiw_rx_vec *v = test->param_value;
@@ -87,7 +92,10 @@ static void kiw_rx_vector_test(struct kunit *test)
 	}
 }
 
-/* Every 2-way split point, and 1-octet chunks (MPA-FR-8, MPA-RX-4). */
+/*
+ * Every 2-way split point, and 1-octet chunks.
+ * Covers: MPA-FR-8, MPA-RX-4, MPA-AL-3, MPA-RX-5
+ */
 static void kiw_rx_split_test(struct kunit *test)
 {
 	const struct kiw_rx_vec *v = test->param_value;
@@ -112,6 +120,7 @@ static void kiw_rx_split_test(struct kunit *test)
  * marker, PAD, CRC), and the FPDU is never good; outside ULPDU_Length,
  * where the framing stays, it is a CRC error (MPA-CRC-12). Without CRC,
  * only the marker's FPDUPTR is still checked.
+ * Covers: MPA-CRC-12, MPA-SEC-4
  */
 static void kiw_rx_bitflip_test(struct kunit *test)
 {
@@ -136,7 +145,10 @@ static void kiw_rx_bitflip_test(struct kunit *test)
 		}
 }
 
-/* CRC not negotiated: the field, whatever it holds, is not checked. */
+/*
+ * CRC not negotiated: the field, whatever it holds, is not checked.
+ * Covers: MPA-MCR-6, MPA-CRC-7, MPA-FR-6
+ */
 static void kiw_rx_crc_off_test(struct kunit *test)
 {
 	const struct kiw_rx_vec *v = test->param_value;
@@ -155,7 +167,10 @@ static void kiw_rx_crc_off_test(struct kunit *test)
 	}
 }
 
-/* The CRC values common bugs produce (CONFORMANCE 4.4) are refused. */
+/*
+ * The CRC values common bugs produce (CONFORMANCE 4.4) are refused.
+ * Covers: MPA-CRC-8, MPA-CRC-9, MPA-CRC-10, MPA-MK-11
+ */
 static void kiw_rx_bug_signature_test(struct kunit *test)
 {
 	static const u8 bad5[][4] = {
@@ -194,7 +209,10 @@ static void kiw_fix_crc(u8 *wire, unsigned int len)
 	kiw_crc_put(wire + len - 4, kiw_crc_final(c));
 }
 
-/* PAD content is ignored, but covered by the CRC (MPA-FR-5). */
+/*
+ * PAD content is ignored, but covered by the CRC.
+ * Covers: MPA-FR-5
+ */
 static void kiw_rx_pad_test(struct kunit *test)
 {
 	const struct kiw_rx_vec *v = &kiw_rx_vecs[4];
@@ -246,6 +264,7 @@ static void kiw_mk_case_desc(const struct kiw_mk_case *c, char *desc)
 
 KUNIT_ARRAY_PARAM(kiw_mk, kiw_mk_cases, kiw_mk_case_desc);
 
+/* Covers: MPA-MK-2, MPA-MK-3, MPA-ERR-1, MPA-ERR-2 */
 static void kiw_rx_marker_test(struct kunit *test)
 {
 	const struct kiw_mk_case *c = test->param_value;
@@ -273,7 +292,10 @@ static void kiw_rx_marker_test(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, u->rx.off, v->start + c->at + 4);
 }
 
-/* ULPDU_Length below the DDP header: a clean error, no hdr() call. */
+/*
+ * ULPDU_Length below the DDP header: a clean error, no hdr() call.
+ * Covers: MPA-FR-7
+ */
 static void kiw_rx_short_test(struct kunit *test)
 {
 	static const struct {
@@ -308,10 +330,17 @@ static void kiw_rx_short_test(struct kunit *test)
 		}
 }
 
-/* ULPDU_Length 0xffff parses: no overflow anywhere (MPA-FR-7). */
+/*
+ * The largest ULPDU any sender may post, 64768 octets (RFC 5044 section
+ * 3), is taken whole; one octet more, or 0xffff, is an invalid frame,
+ * refused at its ULPDU_Length: nothing of it reaches the upper layer, and
+ * no CRC field is waited for. No overflow anywhere up to 0xffff.
+ */
 static void kiw_rx_max_len_test(struct kunit *test)
 {
-	unsigned int n, markers;
+	static const u16 lens[] = { KIW_MPA_ULPDU_MAX, KIW_MPA_ULPDU_MAX + 1,
+				    0xffff };
+	unsigned int i, n, markers, crc;
 	u8 *ulpdu, *wire;
 
 	ulpdu = kunit_kzalloc(test, 0xffff, GFP_KERNEL);
@@ -321,21 +350,32 @@ static void kiw_rx_max_len_test(struct kunit *test)
 	kiw_ref_send_hdr(ulpdu, 1);
 	for (n = 18; n < 0xffff; n++)
 		ulpdu[n] = n;
-	for (markers = 0; markers < 2; markers++) {
-		struct kiw_test_ulp *u = kiw_test_ulp_new(test, 0xffff,
-							  markers, true);
+	for (i = 0; i < ARRAY_SIZE(lens) * 4; i++) {
+		u16 len = lens[i / 4];
+		struct kiw_test_ulp *u;
 
-		n = kiw_ref_fpdu(wire, 0, ulpdu, 0xffff, markers, true, NULL);
-		KUNIT_EXPECT_EQ(test, kiw_test_feed(u, wire, n, 1460), n);
-		/* Markers past 64 KiB of FPDU cannot be described: code 3. */
-		if (markers) {
-			KUNIT_EXPECT_EQ(test, u->verdict, KIW_FPDU_ERR_MARKER);
+		markers = i & 1;
+		crc = !!(i & 2);
+		u = kiw_test_ulp_new(test, 0xffff, markers, crc);
+		n = kiw_ref_fpdu(wire, 0, ulpdu, len, markers, crc, NULL);
+		if (len <= KIW_MPA_ULPDU_MAX) {
+			KUNIT_EXPECT_EQ(test, kiw_test_feed(u, wire, n, 1460), n);
+			KUNIT_EXPECT_EQ(test, u->nr_ok, 1);
+			KUNIT_EXPECT_EQ(test, u->ulpdu_len[0], len);
+			KUNIT_ASSERT_EQ(test, u->len, len);
+			KUNIT_EXPECT_MEMEQ(test, u->buf, ulpdu, len);
 			continue;
 		}
-		KUNIT_EXPECT_EQ(test, u->nr_ok, 1);
-		KUNIT_EXPECT_EQ(test, u->ulpdu_len[0], 0xffff);
-		KUNIT_ASSERT_EQ(test, u->len, 0xffff);
-		KUNIT_EXPECT_MEMEQ(test, u->buf, ulpdu, 0xffff);
+		/* Covers: MPA-FR-7 */
+		KUNIT_EXPECT_EQ(test, kiw_test_feed(u, wire, n, 1460),
+				(markers ? KIW_MPA_MARKER_SIZE : 0) +
+				KIW_MPA_ULPDU_LEN_SIZE);
+		KUNIT_EXPECT_EQ(test, u->verdict, KIW_FPDU_ERR_LEN);
+		KUNIT_EXPECT_EQ(test, u->nr_hdr, 0);
+		KUNIT_EXPECT_EQ(test, u->nr_data, 0);
+		KUNIT_EXPECT_EQ(test, u->nr_ok, 0);
+		KUNIT_EXPECT_EQ(test, kiw_fpdu_rx_error(&u->rx),
+				KIW_FPDU_ERR_LEN);
 	}
 }
 
@@ -343,6 +383,7 @@ static void kiw_rx_max_len_test(struct kunit *test)
  * Several FPDUs of assorted lengths back to back, in one chunk and in
  * 1-, 3- and 509-octet chunks, markers on and off, from an unaligned
  * stream offset near the 32-bit wrap.
+ * Covers: MPA-AL-2, MPA-AL-3, MPA-MK-9, MPA-MK-13, MPA-MK-14, MPA-RX-4
  */
 static void kiw_rx_many_test(struct kunit *test)
 {
@@ -393,6 +434,7 @@ static void kiw_rx_many_test(struct kunit *test)
 /*
  * After an error nothing more goes up (RFC 5044 section 8): a hdr()
  * error held to the CRC field, then valid FPDUs that are never parsed.
+ * Covers: MPA-ERR-5, MPA-CRC-13
  */
 static void kiw_rx_stop_test(struct kunit *test)
 {

@@ -47,7 +47,10 @@ static void kiw_tx_layout_check(struct kunit *test, struct kiw_ref_marks *mk,
 	KUNIT_ASSERT_EQ(test, lay.wire_len, 6 + len + lay.pad);
 }
 
-/* The layout matches the reference model at every 4-aligned offset. */
+/*
+ * The layout matches the reference model at every 4-aligned offset.
+ * Covers: MPA-MK-4, MPA-MK-6, MPA-MK-8, MPA-MK-13, MPA-FR-3
+ */
 static void kiw_tx_layout_test(struct kunit *test)
 {
 	static const u32 bases[] = { 0, 0xfffffe00 };
@@ -80,6 +83,7 @@ static void kiw_tx_layout_test(struct kunit *test)
 	}
 }
 
+/* Covers: MPA-IF-4, MPA-MK-6, MPA-FR-2 */
 static void kiw_tx_layout_errors_test(struct kunit *test)
 {
 	struct kiw_fpdu_layout lay;
@@ -191,7 +195,12 @@ static unsigned int kiw_tx_build(struct kunit *test, struct kiw_tx_ctx *c,
 	return n;
 }
 
-/* The builder reproduces RFC 5044 Figs. 5 and 6 and VECTORS.txt. */
+/*
+ * The builder reproduces RFC 5044 Figs. 5 and 6 and VECTORS.txt; without
+ * CRC the field is still there, as zero.
+ * Covers: MPA-FR-1, MPA-FR-4, MPA-FR-6, MPA-CRC-8, MPA-CRC-9, MPA-CRC-10
+ * Covers: MPA-CRC-11, MPA-MK-1, MPA-MK-5, MPA-MK-7, MPA-MK-11, MPA-IF-1
+ */
 static void kiw_tx_vectors_test(struct kunit *test)
 {
 	static const struct {
@@ -240,6 +249,7 @@ static void kiw_tx_vectors_test(struct kunit *test)
  * Builder output equals the reference image and parses back through the
  * receive parser, for every 4-aligned offset against the marker grid,
  * assorted lengths, markers and CRC on and off.
+ * Covers: MPA-MCR-4, MPA-MK-4, MPA-MK-14, MPA-FR-3, MPA-FR-4
  */
 static void kiw_tx_roundtrip_test(struct kunit *test)
 {
@@ -290,7 +300,10 @@ static void kiw_tx_roundtrip_test(struct kunit *test)
 		}
 }
 
-/* The largest ULPDUs, and a stream of them across the 32-bit wrap. */
+/*
+ * The largest ULPDUs, and a stream of them across the 32-bit wrap.
+ * Covers: MPA-MK-8, MPA-MK-14
+ */
 static void kiw_tx_large_test(struct kunit *test)
 {
 	static const unsigned int plens[] = { 4096, 8982, 64750 };
@@ -324,6 +337,7 @@ static void kiw_tx_large_test(struct kunit *test)
 		}
 }
 
+/* Covers: MPA-IF-4 */
 static void kiw_tx_errors_test(struct kunit *test)
 {
 	struct kiw_tx_ctx *c = kiw_tx_ctx(test);
@@ -473,6 +487,7 @@ static void kiw_rx_skip_test(struct kunit *test)
  * A marker right before the CRC field (MPA-CRC-9): FPDU at 488 with 22
  * ULPDU octets, so that 24 octets precede the marker at 512. The marker
  * is covered by the CRC: change its RESERVED octets and the CRC fails.
+ * Covers: MPA-CRC-9, MPA-MK-11, MPA-MK-13
  */
 static void kiw_tx_marker_before_crc_test(struct kunit *test)
 {

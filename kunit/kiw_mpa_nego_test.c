@@ -59,7 +59,10 @@ static void kiw_handshake(struct kunit *test, struct kiw_hs *h)
 				  &h->rep, &h->ri);
 }
 
-/* CRC: OR of the two C bits; "required" refuses a peer with C=0. */
+/*
+ * CRC: OR of the two C bits; "required" refuses a peer with C=0.
+ * Covers: MPA-MCR-5, MPA-MCR-6, MPA-CRC-4
+ */
 static void kiw_nego_crc_test(struct kunit *test)
 {
 	struct kiw_hs *h = kunit_kzalloc(test, sizeof(*h), GFP_KERNEL);
@@ -92,7 +95,10 @@ static void kiw_nego_crc_test(struct kunit *test)
 		}
 }
 
-/* Markers: per direction, from the M of the frame the other side sent. */
+/*
+ * Markers: per direction, from the M of the frame the other side sent.
+ * Covers: MPA-MCR-1, MPA-MCR-2, MPA-MCR-3
+ */
 static void kiw_nego_markers_test(struct kunit *test)
 {
 	struct kiw_hs *h = kunit_kzalloc(test, sizeof(*h), GFP_KERNEL);
@@ -115,7 +121,10 @@ static void kiw_nego_markers_test(struct kunit *test)
 		}
 }
 
-/* Revision: the Reply carries min(Request, responder); both agree. */
+/*
+ * Revision: the Reply carries min(Request, responder); both agree.
+ * Covers: MPA-REV-3, MPA-REV-4
+ */
 static void kiw_nego_rev_test(struct kunit *test)
 {
 	struct kiw_hs *h = kunit_kzalloc(test, sizeof(*h), GFP_KERNEL);
@@ -327,7 +336,10 @@ static void kiw_nego_fallback_test(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, h->rr.hold_tx);
 }
 
-/* A reject Reply is a full Reply: Rep key, Rev, R, M and C, PD. */
+/*
+ * A reject Reply is a full Reply: Rep key, Rev, R, M and C, PD.
+ * Covers: MPA-REJ-4
+ */
 static void kiw_nego_reject_test(struct kunit *test)
 {
 	struct kiw_mpa_local l = kiw_l(KIW_CRC_ON, true, 2);
@@ -407,6 +419,7 @@ static void kiw_mulpdu_case_desc(const struct kiw_mulpdu_case *c, char *desc)
 
 KUNIT_ARRAY_PARAM(kiw_mulpdu, kiw_mulpdu_cases, kiw_mulpdu_case_desc);
 
+/* Covers: MPA-SZ-1, MPA-SZ-2, MPA-SZ-6, MPA-IF-2, MPA-IF-3 */
 static void kiw_mulpdu_test(struct kunit *test)
 {
 	const struct kiw_mulpdu_case *c = test->param_value;
@@ -415,7 +428,10 @@ static void kiw_mulpdu_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kiw_mpa_mulpdu(c->emss, false), c->without);
 }
 
-/* An FPDU of MULPDU octets always fits the EMSS, markers and all. */
+/*
+ * An FPDU of MULPDU octets always fits the EMSS, markers and all.
+ * Covers: MPA-SZ-1
+ */
 static void kiw_mulpdu_fits_test(struct kunit *test)
 {
 	unsigned int emss, start;
@@ -443,7 +459,11 @@ static u32 kiw_seq_next_marker(u32 seq, u32 seq_start)
 								  seq_start));
 }
 
-/* RFC 5044 4.3: SeqStart 11 -> markers at 11, 523, 1035 (MPA-MK-4). */
+/*
+ * RFC 5044 4.3: SeqStart 11 -> markers at 11, 523, 1035, and across the
+ * 32-bit wrap.
+ * Covers: MPA-MK-4, MPA-MK-14
+ */
 static void kiw_marker_positions_test(struct kunit *test)
 {
 	static const u32 starts[] = { 11, 0, 0xfffffe04, 0xffffffff, 513 };
@@ -474,7 +494,10 @@ static void kiw_marker_positions_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kiw_mpa_to_marker(0xfffffe04), 508);
 }
 
-/* FPDUPTR, both ways (MPA-MK-6, -7, -10; RFC Figs. 4, 5 and 6). */
+/*
+ * FPDUPTR, both ways (RFC Figs. 4, 5 and 6); its low bits are ignored.
+ * Covers: MPA-MK-3, MPA-MK-6, MPA-MK-7, MPA-MK-10
+ */
 static void kiw_marker_fpduptr_test(struct kunit *test)
 {
 	u32 s;
@@ -499,7 +522,10 @@ static void kiw_marker_fpduptr_test(struct kunit *test)
 	}
 }
 
-/* RFC 3720 B.4 and the CRC-32C check value (CONFORMANCE 4.2). */
+/*
+ * RFC 3720 B.4 and the CRC-32C check value (CONFORMANCE 4.2).
+ * Covers: MPA-CRC-1, MPA-CRC-8
+ */
 static void kiw_crc32c_vectors_test(struct kunit *test)
 {
 	static const u8 want[4][4] = {
@@ -529,7 +555,10 @@ static void kiw_crc32c_vectors_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kiw_crc_final(c), 0xe3069283);
 }
 
-/* Figs. 5/6: the right bytes, and each common bug's wrong ones (4.4). */
+/*
+ * Figs. 5/6: the right bytes, and each common bug's wrong ones (4.4).
+ * Covers: MPA-CRC-8, MPA-CRC-9, MPA-CRC-10, MPA-MK-11
+ */
 static void kiw_crc32c_fig_test(struct kunit *test)
 {
 	static const u8 be5[] = { 0x83, 0x99, 0x23, 0x52 };

@@ -34,7 +34,10 @@ static struct kiw_mpa_local kiw_local(enum kiw_crc_policy crc, bool m, u8 rev)
 	};
 }
 
-/* The keys are the RFC's 16 ASCII octets. */
+/*
+ * The keys are the RFC's 16 ASCII octets.
+ * Covers: MPA-RR-2, MPA-RR-4
+ */
 static void kiw_mpa_keys_test(struct kunit *test)
 {
 	static const u8 req[] = KIW_MPA_KEY_REQ, rep[] = KIW_MPA_KEY_REP;
@@ -44,6 +47,7 @@ static void kiw_mpa_keys_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sizeof(struct kiw_mpa_hdr), 20);
 }
 
+/* Covers: MPA-SU-6, MPA-RR-1, MPA-REV-1 */
 static void kiw_mpa_vector_request_test(struct kunit *test)
 {
 	struct kiw_mpa_local l = kiw_local(KIW_CRC_ON, false, 1);
@@ -55,6 +59,7 @@ static void kiw_mpa_vector_request_test(struct kunit *test)
 	KUNIT_EXPECT_MEMEQ(test, buf, kiw_vec_req, 20);
 }
 
+/* Covers: MPA-REJ-1, MPA-REJ-2, MPA-REJ-4, MPA-MCR-8 */
 static void kiw_mpa_vector_reject_test(struct kunit *test)
 {
 	struct kiw_mpa_local l = kiw_local(KIW_CRC_ON, false, 1);
@@ -77,7 +82,11 @@ static void kiw_mpa_vector_reject_test(struct kunit *test)
 	KUNIT_EXPECT_MEMEQ(test, rep.ulp_pd, "NOPE", 4);
 }
 
-/* Every flag bit, alone, in both frame types and revisions. */
+/*
+ * Every flag bit, alone, in both frame types and revisions; Res and a
+ * Request's R go out as 0.
+ * Covers: MPA-RR-1, MPA-MCR-7, MPA-MCR-9
+ */
 static void kiw_mpa_flags_build_test(struct kunit *test)
 {
 	unsigned int bits;
@@ -104,7 +113,10 @@ static void kiw_mpa_flags_build_test(struct kunit *test)
 	}
 }
 
-/* Every value of the flags octet parses the same way; Res is ignored. */
+/*
+ * Every value of the flags octet parses the same way; Res is ignored.
+ * Covers: MPA-MCR-7, MPA-MCR-9
+ */
 static void kiw_mpa_flags_parse_test(struct kunit *test)
 {
 	unsigned int flags, rev, req;
@@ -196,7 +208,11 @@ static void kiw_mpa_v2_word_test(struct kunit *test)
 	KUNIT_EXPECT_MEMEQ(test, out, buf, 26);
 }
 
-/* Request from settings: rev 1 has no word; rev 2 puts it first. */
+/*
+ * Request from settings: rev 1 has no word; rev 2 puts it first; no more
+ * than 512 octets of private data.
+ * Covers: MPA-PD-1, MPA-PD-2
+ */
 static void kiw_mpa_request_init_test(struct kunit *test)
 {
 	struct kiw_mpa_local l = kiw_local(KIW_CRC_OFF, true, 1);
@@ -246,7 +262,10 @@ static void kiw_mpa_request_init_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kiw_mpa_request_init(&f, &l, NULL, 0), -EINVAL);
 }
 
-/* Build then parse gives back every field, for each PD length. */
+/*
+ * Build then parse gives back every field, for each PD length.
+ * Covers: MPA-RR-1, MPA-PD-1
+ */
 static void kiw_mpa_roundtrip_test(struct kunit *test)
 {
 	struct kiw_mpa_local l = kiw_local(KIW_CRC_ON, true, 2);
@@ -291,7 +310,10 @@ static void kiw_good_request(u8 *buf)
 	memcpy(buf + 20, "abcd", 4);
 }
 
-/* Each of the 16 key octets, changed alone, is a bad key. */
+/*
+ * Each of the 16 key octets, changed alone, is a bad key.
+ * Covers: MPA-RR-3, MPA-RR-5, MPA-RR-6
+ */
 static void kiw_mpa_bad_key_test(struct kunit *test)
 {
 	struct kiw_mpa_frame f;
@@ -321,7 +343,10 @@ static void kiw_mpa_bad_key_test(struct kunit *test)
 			KIW_MPA_ERR_KEY);
 }
 
-/* Initiator/Initiator, and a Reply sent to a responder. */
+/*
+ * Initiator/Initiator, and a Reply sent to a responder.
+ * Covers: MPA-SU-15, MPA-SU-17
+ */
 static void kiw_mpa_wrong_frame_test(struct kunit *test)
 {
 	struct kiw_mpa_frame f;
@@ -366,6 +391,7 @@ static void kiw_rev_case_desc(const struct kiw_rev_case *c, char *desc)
 
 KUNIT_ARRAY_PARAM(kiw_rev, kiw_rev_cases, kiw_rev_case_desc);
 
+/* Covers: MPA-REV-2 */
 static void kiw_mpa_rev_test(struct kunit *test)
 {
 	const struct kiw_rev_case *c = test->param_value;
@@ -416,6 +442,7 @@ static void kiw_pd_case_desc(const struct kiw_pd_case *c, char *desc)
 
 KUNIT_ARRAY_PARAM(kiw_pd, kiw_pd_cases, kiw_pd_case_desc);
 
+/* Covers: MPA-PD-3, MPA-PD-4, MPA-PD-5, MPA-MCR-9 */
 static void kiw_mpa_pd_len_test(struct kunit *test)
 {
 	const struct kiw_pd_case *c = test->param_value;

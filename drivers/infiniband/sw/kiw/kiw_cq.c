@@ -145,6 +145,17 @@ int kiw_cq_add(struct kiw_cq *cq, const struct kiw_wc *wc, bool *notify)
 	}
 	kiw_cq_fill(cq, cqe, wc);
 	cq->put++;
+	/*
+	 * libsiw arms a CQ by storing to the arming word, with no system
+	 * call, and then polls the ring once more before it sleeps (seq_cst
+	 * atomics: its store is ordered before its load). We store the CQE,
+	 * then load the arming word: without a full barrier between the two
+	 * each side can miss the other's store, the CQE unseen and no event
+	 * raised, and the consumer sleeps for good (rsockets did). Kernel
+	 * consumers arm under cq->lock, so only user CQs need it.
+	 */
+	if (cq->user)
+		smp_mb();	/* pairs with libsiw: arm, then poll */
 	/* User space writes this word too: read it once, clear it once. */
 	if (kiw_cq_notify_due(READ_ONCE(cq->notify->flags), solicited)) {
 		WRITE_ONCE(cq->notify->flags, SIW_NOTIFY_NOT);

@@ -311,6 +311,10 @@ static unsigned int kiw_fpdu_rx_len(struct kiw_fpdu_rx *rx,
 		return n;
 
 	rx->ulpdu_len = get_unaligned_be16(rx->len);
+	if (rx->ulpdu_len > KIW_MPA_ULPDU_MAX) {
+		kiw_fpdu_rx_stop(rx, KIW_FPDU_ERR_LEN);
+		return n;
+	}
 	rx->pad = kiw_mpa_pad(rx->ulpdu_len);
 	rx->have = 0;
 	rx->state = KIW_FPDU_RX_HDR;

@@ -49,8 +49,10 @@ int kiw_skb_crc(const struct sk_buff *skb, unsigned int off,
  *           FPDU, else the error; after an error the parser is stopped for
  *           good and calls nothing more (RFC 5044 section 8).
  *
- * Errors inside an FPDU (a bad FPDUPTR: LLP code 3; a ULPDU shorter than
- * its DDP header: KIW_FPDU_ERR_SHORT; a hdr() or data() error) are held
+ * A ULPDU_Length above KIW_MPA_ULPDU_MAX stops the parser at once
+ * (KIW_FPDU_ERR_LEN). Errors inside an FPDU (a bad FPDUPTR: LLP code 3; a
+ * ULPDU shorter than its DDP header: KIW_FPDU_ERR_SHORT; a hdr() or data()
+ * error) are held
  * until the FPDU's CRC field when CRC is on, and a CRC mismatch (LLP code
  * 2) is reported instead of them: RFC 5044 section 8 reports code 3 only
  * "with a valid CRC", and a header that fails its checks may simply be
@@ -59,9 +61,18 @@ int kiw_skb_crc(const struct sk_buff *skb, unsigned int off,
  * nothing before end() says the FPDU was good.
  */
 
-/* A ULPDU shorter than its DDP header: the framing is inconsistent. */
+/*
+ * The framing is inconsistent: a ULPDU shorter than its DDP header
+ * (reported at the CRC field, as any error inside an FPDU), or a
+ * ULPDU_Length above the largest ULPDU any sender may post (64768, RFC
+ * 5044 section 3: reported at once, before anything of the FPDU is passed
+ * up; such a length points at no CRC field worth checking). RFC 5044
+ * section 8 has no code for these; as siw, kiw reports code 3, the
+ * framing error of that list.
+ */
 #define KIW_FPDU_ERR_SHORT \
 	KIW_TERM(KIW_TERM_LAYER_LLP, KIW_LLP_ETYPE_MPA, KIW_LLP_ECODE_MARKER)
+#define KIW_FPDU_ERR_LEN KIW_FPDU_ERR_SHORT
 #define KIW_FPDU_ERR_CRC \
 	KIW_TERM(KIW_TERM_LAYER_LLP, KIW_LLP_ETYPE_MPA, KIW_LLP_ECODE_CRC)
 #define KIW_FPDU_ERR_MARKER \

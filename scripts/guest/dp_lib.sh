@@ -1,0 +1,128 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# shellcheck shell=bash
+#
+# Helpers for the data path's VM tests (scripts/tests/dp_*.sh); source
+# after lib.sh. A server runs in one host's netns, a client in the other;
+# every tool runs under "timeout" so that a hang fails its check instead of
+# the whole test, and no check asserts a duration. The helpers keep no
+# state in variables (check runs its command in a subshell): outputs go to
+# fixed files, $DP_SRV_OUT and $DP_CLI_OUT, overwritten by each run.
+#
+#   dp_pair NS_S NS_C PORT SERVER_CMD... -- CLIENT_CMD...
+#       the server in NS_S, once it listens on TCP PORT the client in NS_C;
+#       0 if both exit with 0, else both outputs on stdout
+#   pt_bw TOOL N ARGS...      perftest bandwidth TOOL -R, N iterations
+#       (per QP, with -q): exit 0, every result line N iterations (times
+#       the QPs) and a message rate > 0, the last line a bandwidth > 0
+#   pt_lat TOOL N ARGS...     perftest latency TOOL -R: a result line with
+#       N iterations and a typical latency > 0
+#       Both between $PT_SDEV in netns $PT_SNS (server, $PT_SADDR) and
+#       $PT_CDEV in $PT_CNS (defaults: kiw_a in a, kiw_b in b).
+#   pt_bw_avg                 the last run's last average bandwidth (MB/s)
+#   dp_verify_build           build scripts/guest/dp_verify.c
+#   dp_mpa DEV KEY VALUE      a device's MPA setting (sysfs mpa/ group)
+
+DP_TIMEOUT=${DP_TIMEOUT:-180}
+DP_SRV_OUT=/tmp/dp_srv.out
+DP_CLI_OUT=/tmp/dp_cli.out
+DP_VERIFY=/tmp/dp_verify
+# shellcheck disable=SC2034 # for the tests
+A4=10.77.0.1 B4=10.77.0.2
+PT_SDEV=kiw_a PT_SNS=a PT_CDEV=kiw_b PT_CNS=b PT_SADDR=$A4
+
+dp_listening() {
+	ip netns exec "$1" ss -Hltn "sport = :$2" | grep -q .
+}
+
+dp_pair() {
+	local sns=$1 cns=$2 port=$3 scmd=() pid src=0 crc=0
+	shift 3
+	while [ "$1" != -- ]; do scmd+=("$1"); shift; done
+	shift
+	ip netns exec "$sns" timeout "$DP_TIMEOUT" "${scmd[@]}" \
+		> "$DP_SRV_OUT" 2>&1 &
+	pid=$!
+	if ! wait_for 30 dp_listening "$sns" "$port"; then
+		echo "the server did not listen on port $port:"
+		kill "$pid" 2>/dev/null
+		wait "$pid"
+		cat "$DP_SRV_OUT"
+		return 1
+	fi
+	ip netns exec "$cns" timeout "$DP_TIMEOUT" "$@" > "$DP_CLI_OUT" 2>&1 ||
+		crc=$?
+	wait "$pid" || src=$?
+	[ "$crc" = 0 ] && [ "$src" = 0 ] && return 0
+	echo "client ($*): status $crc"
+	cat "$DP_CLI_OUT"
+	echo "server (${scmd[*]}): status $src"
+	cat "$DP_SRV_OUT"
+	return 1
+}
+
+# The result lines of a perftest run: "<bytes> <iterations> <numbers>...".
+pt_results() {
+	grep -E '^[[:space:]]*[0-9]+[[:space:]]+[0-9]+[[:space:]]+[0-9.]+[[:space:]]' "$1"
+}
+
+# perftest calibrates its cycle counter against gettimeofday() for every
+# report and gives up ("Can't produce a report") when the fit is poor,
+# which happens on a busy host's emulated CPUs. That is no verdict on
+# kiw: such a run is repeated, twice at most.
+pt_run() {
+	local tool=$1 try
+	shift
+	for try in 1 2 3; do
+		dp_pair "$PT_SNS" "$PT_CNS" 18515 "$tool" -d "$PT_SDEV" -R "$@" \
+			-- "$tool" -d "$PT_CDEV" -R "$@" "$PT_SADDR" && return 0
+		grep -q "Correlation coefficient" "$DP_CLI_OUT" "$DP_SRV_OUT" ||
+			return 1
+		echo "perftest could not calibrate its clock (try $try)"
+	done
+	return 1
+}
+
+# Tiny messages may show a bandwidth of 0.00 MB/s on a slow guest, so
+# every line is held to its message rate, and the last to its bandwidth.
+pt_bw() {
+	local tool=$1 n=$2 a qps=1 prev=
+	shift 2
+	for a in "$@"; do
+		[ "$prev" = -q ] && qps=$a
+		prev=$a
+	done
+	pt_run "$tool" -n "$n" "$@" || return 1
+	# With -q, the table counts the iterations of all QPs.
+	n=$((n * qps))
+	pt_results "$DP_CLI_OUT" | awk -v n="$n" '
+		$2 != n || !($5 > 0) { bad = 1 }
+		{ lines++; last = $4 }
+		END { exit bad || !lines || !(last > 0) }' && return 0
+	echo "want result lines of $n iterations, rate and bandwidth > 0:"
+	cat "$DP_CLI_OUT"
+	return 1
+}
+
+pt_bw_avg() {
+	pt_results "$DP_CLI_OUT" | awk '{ v = $4 } END { print v }'
+}
+
+pt_lat() {
+	local tool=$1 n=$2
+	shift 2
+	pt_run "$tool" -n "$n" "$@" || return 1
+	pt_results "$DP_CLI_OUT" | awk -v n="$n" '$2 == n && $5 > 0 { ok = 1 }
+		END { exit !ok }' && return 0
+	echo "want a result line of $n iterations, typical latency > 0:"
+	cat "$DP_CLI_OUT"
+	return 1
+}
+
+dp_verify_build() {
+	cc -O2 -Wall -o "$DP_VERIFY" "$KIW_TOP/scripts/guest/dp_verify.c" \
+		-lrdmacm -libverbs
+}
+
+dp_mpa() {
+	echo "$3" > "/sys/class/infiniband/$1/mpa/$2"
+}
