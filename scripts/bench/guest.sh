@@ -14,7 +14,7 @@
 #   tcp       iperf3, one stream
 #   siw       Linux siw as shipped: MPA CRC off (siw never asks for it)
 #   siw-crc   siw_crc.ko (scripts/bench/build-siw-crc.sh): siw asking for CRC
-#   kiw       kiw, crc=off markers=0 on both devices (sysfs mpa/)
+#   kiw       kiw, crc=off markers=0 p2p=1 on both devices (sysfs mpa/)
 #   kiw-crc   kiw, crc=on
 #   kiw-mrk   kiw, crc=off markers=1 (markers both ways)
 #
@@ -99,11 +99,17 @@ stack_use() {
 }
 
 # kiw_mpa CRC MARKERS: both devices; connections made afterwards use them.
+# Peer-to-peer mode (RFC 6581) too, as iWARP hardware runs by default: an
+# MPA responder sends nothing before the initiator's first FPDU (RFC 5044
+# 7.1.2 (4)), and ib_write_lat's server, the responder, writes first; the
+# initiator's RTR lets it. (siw has no such setting: it neither holds its
+# FPDUs as a responder nor sends an RTR.)
 kiw_mpa() {
 	local d
 	for d in kiw_a kiw_b; do
 		echo "$1" > "/sys/class/infiniband/$d/mpa/crc" &&
-		echo "$2" > "/sys/class/infiniband/$d/mpa/markers" || return 1
+		echo "$2" > "/sys/class/infiniband/$d/mpa/markers" &&
+		echo 1 > "/sys/class/infiniband/$d/mpa/p2p" || return 1
 	done
 }
 
