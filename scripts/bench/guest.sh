@@ -22,8 +22,9 @@
 #   RESULT,<rep>,<stack>,<test>,<value>,<unit>
 # where value is a number or FAILED (the tool failed, timed out or printed
 # no result); everything else is a comment line ("# ..."). With --profile,
-# no benchmark: "perf record -a -g" over kiw and siw ib_write_bw runs, and
-# the top of "perf report" between PROFILE-BEGIN and PROFILE-END lines.
+# no benchmark: "perf record -a -g" over ib_write_bw (every stack),
+# ib_write_lat and cmtime runs (kiw and siw), and the top of "perf report"
+# between PROFILE-BEGIN and PROFILE-END lines.
 . "$KIW_TOP/scripts/guest/lib.sh"
 # Not a TAP test: lib.sh's exit trap would fail a script without checks.
 trap - EXIT
@@ -371,47 +372,71 @@ perftest_ticks() {
 	echo "$u $k"
 }
 
-# profile_one STACK SECONDS: perf over SECONDS of a 64 KiB ib_write_bw run.
-# perf starts first, with its events disabled (starting it takes tens of
-# seconds here, and would otherwise be most of what it samples), and is
-# switched on through its control fifo once the client prints its column
-# header, that is once data moves.
+# profile_one STACK TEST SECONDS: perf over SECONDS of one run of TEST
+# (write_bw/64K, write_lat/8 or cm_connect) on STACK. perf starts first,
+# with its events disabled (starting it takes tens of seconds here, and
+# would otherwise be most of what it samples), and is switched on through
+# its control fifo once the client moves data (perftest prints its column
+# header then; cmtime starts connecting at once).
 profile_one() {
-	local stack=$1 secs=$2 data=$OUT/perf-$1.data cli perf end _ack
-	local t0 t1 s0 s1 c0 c1 running
+	local stack=$1 test=$2 secs=$3 data=$OUT/perf.data cli perf end _ack
+	local t0 t1 s0 s1 c0 c1 running srv_cmd cli_cmd marker=
+	local run=$((secs * 5))
 	stack_use "$stack" || { say "profile: $stack: no devices"; return 1; }
-	rm -f "$OUT/ctl" "$OUT/ack"
+	PORT=$((PORT + 1))
+	# A perftest run lasts five times the window: "sleep 8" in this guest
+	# took up to 23 s by its clock on a loaded host, and the window must
+	# fall inside the run.
+	case "$test" in
+	write_bw/64K)
+		srv_cmd="ib_write_bw -R -F -d $(dev_b) -p $PORT -s 65536 -D $run -f 1 --report_gbits"
+		cli_cmd="ib_write_bw -R -F -d $(dev_a) -p $PORT -s 65536 -D $run -f 1 --report_gbits $B4"
+		marker='^ *#bytes' ;;
+	write_lat/8)
+		srv_cmd="ib_write_lat -R -F -d $(dev_b) -p $PORT -s 8 -D $run"
+		cli_cmd="ib_write_lat -R -F -d $(dev_a) -p $PORT -s 8 -D $run $B4"
+		marker='^ *#bytes' ;;
+	cm_connect)
+		srv_cmd="cmtime -b $B4 -p $PORT -c 1000"
+		cli_cmd="cmtime -s $B4 -b $A4 -p $PORT -c 1000" ;;
+	*)	return 1 ;;
+	esac
+	rm -f "$OUT/ctl" "$OUT/ack" "$data"
 	mkfifo "$OUT/ctl" "$OUT/ack"
 	perf record -a -g -e cpu-clock -F 999 -D -1 \
 		--control "fifo:$OUT/ctl,$OUT/ack" -o "$data" -- sleep 100000 \
 		> "$OUT/perf.log" 2>&1 &
 	perf=$!
-	# perf opens the fifos once it is ready, tens of seconds later: wait
-	# for that before starting the run ("disable" changes nothing yet).
+	# perf opens the fifos once it is ready: wait for that before the
+	# run starts ("disable" changes nothing yet).
 	echo disable > "$OUT/ctl"
 	read -r -t 120 _ack < "$OUT/ack" || say "profile: no ack from perf"
-	PORT=$((PORT + 1))
-	# The run lasts five times the window: "sleep 8" in this guest took up
-	# to 23 s by its clock on a loaded host, and the window must fall inside
-	# the run. The flags are m_bw's.
-	server_start ib_write_bw -R -F -d "$(dev_b)" -p "$PORT" -s 65536 \
-		-D $((secs * 5)) -f 1 --report_gbits || return 1
-	ip netns exec a timeout $((RUN_LIMIT + secs * 5)) stdbuf -oL ib_write_bw \
-		-R -F -d "$(dev_a)" -p "$PORT" -s 65536 -D $((secs * 5)) -f 1 \
-		--report_gbits "$B4" > "$OUT/cli" 2>&1 &
+	# shellcheck disable=SC2086
+	server_start $srv_cmd || { kill -INT "$perf"; wait "$perf"; return 1; }
+	# shellcheck disable=SC2086
+	ip netns exec a timeout $((RUN_LIMIT + run)) stdbuf -oL $cli_cmd \
+		> "$OUT/cli" 2>&1 &
 	cli=$!
 	end=$(( $(date +%s) + 60 ))
-	until grep -q '^ *#bytes' "$OUT/cli"; do
+	while [ -n "$marker" ] && ! grep -q "$marker" "$OUT/cli"; do
 		kill -0 "$cli" 2>/dev/null && [ "$(date +%s)" -lt "$end" ] ||
 			{ say "profile: $stack: the client did not start"; break; }
 		sleep 0.2
 	done
-	sleep 1
+	[ -z "$marker" ] || sleep 1
 	echo enable > "$OUT/ctl"
 	read -r -t 60 _ack < "$OUT/ack" || say "profile: no ack from perf"
 	t0=$(date +%s.%N) s0=$(head -n 1 /proc/stat)
 	c0=$(perftest_ticks "$cli" "$SRV")
-	sleep "$secs"
+	if [ -n "$marker" ]; then
+		sleep "$secs"
+	else
+		# cmtime: until the client is done (or SECONDS times five).
+		end=$(( $(date +%s) + run ))
+		while kill -0 "$cli" 2>/dev/null && [ "$(date +%s)" -lt "$end" ]; do
+			sleep 0.2
+		done
+	fi
 	c1=$(perftest_ticks "$cli" "$SRV")
 	t1=$(date +%s.%N) s1=$(head -n 1 /proc/stat)
 	running=$(kill -0 "$cli" 2>/dev/null && echo yes || echo no)
@@ -421,46 +446,47 @@ profile_one() {
 	wait "$perf" || { say "perf record failed"; cat "$OUT/perf.log"; }
 	wait "$cli"
 	server_stop
-	echo "PROFILE-BEGIN $stack $(awk '/^ *#bytes/ { h = 1; next }
-		h && $1 ~ /^[0-9]+$/ { print $4 " Gbit/s"; exit }' "$OUT/cli")"
+	echo "PROFILE-BEGIN $stack $test: $(awk '/^ *#bytes/ { h = 1; next }
+		h && $1 ~ /^[0-9]+$/ { print; exit }
+		/^connect *:/ { print "connect step:", $0 }' "$OUT/cli")"
 	# What the CPUs did in the window, by /proc/stat (user nice system
 	# idle iowait irq softirq), and perftest's own user and system ticks.
 	echo "window: $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') s;" \
 		"client still running at its end: $running;" \
-		"perftest's user and system ticks: $c0 -> $c1"
+		"the tools' user and system ticks: $c0 -> $c1"
 	printf '%s\n%s\n' "$s0" "$s1" |
 		awk 'NR == 1 { for (i = 2; i <= 8; i++) a[i] = $i }
 		     NR == 2 { for (i = 2; i <= 8; i++) { d[i] = $i - a[i]; t += d[i] } }
 		     END { if (t) printf "cpu: user %d%% system %d%% idle %d%% " \
 			"softirq %d%%\n", 100 * d[2] / t, 100 * d[4] / t,
 			100 * d[5] / t, 100 * d[8] / t }'
-	echo "PROFILE-BY-DSO $stack"
+	echo "PROFILE-BY-DSO $stack $test"
 	perf report -i "$data" --stdio --no-children --sort dso \
 		--percent-limit 0.5 -g none 2>/dev/null | grep -v '^#' | grep -v '^$'
-	echo "PROFILE-BY-COMMAND $stack"
+	echo "PROFILE-BY-COMMAND $stack $test"
 	perf report -i "$data" --stdio --no-children --sort comm \
 		--percent-limit 1 -g none 2>/dev/null | grep -v '^#' | grep -v '^$'
 	# Kernel symbols ([k]); user space is perftest and libsiw polling the
 	# rings (their symbols are not resolved: other mount namespaces).
-	echo "PROFILE-KERNEL-SYMBOLS $stack"
+	echo "PROFILE-KERNEL-SYMBOLS $stack $test"
 	perf report -i "$data" --stdio --no-children --sort sym \
 		--percent-limit 0.3 -g none 2>/dev/null | grep '\[k\]' | head -n 50
 	# Inclusive time of the stacks' own functions and of what they call
 	# (TCP, copies, CRC): without a PMU (TCG) samples fall where interrupts
 	# get enabled again, so self time is smeared onto unlock and IRQ exit
 	# functions, and the inclusive view says more.
-	echo "PROFILE-INCLUSIVE $stack"
+	echo "PROFILE-INCLUSIVE $stack $test"
 	perf report -i "$data" --stdio --children --sort sym \
 		--percent-limit 0.5 -g none 2>/dev/null | grep '\[k\]' |
 		grep -E 'kiw_|siw_|tcp_|crc|copy|memcpy|sendmsg|read_sock|process_one_work|softirq|skb' |
 		head -n 60
 	# Who calls the kernel symbols above 1%: one block per symbol.
-	echo "PROFILE-CALLERS $stack"
+	echo "PROFILE-CALLERS $stack $test"
 	perf report -i "$data" --stdio --no-children --sort sym \
 		--percent-limit 1 -g caller,0.5,callee,function,percent \
 		2>/dev/null | grep -v '^#' | grep -v '^$' |
 		awk '/^ +[0-9.]+%/ { keep = /\[k\]/ } keep' | head -n 600
-	echo "PROFILE-END $stack"
+	echo "PROFILE-END $stack $test"
 }
 
 setup
@@ -468,9 +494,14 @@ if [ "$PROFILE" = 1 ]; then
 	# Symbols: the kernel's and the modules' from /proc/kallsyms.
 	echo 0 > /proc/sys/kernel/kptr_restrict
 	echo -1 > /proc/sys/kernel/perf_event_paranoid
-	for s in kiw kiw-crc siw siw-crc; do
+	# Bandwidth on every stack; latency and connection setup, kiw and siw.
+	for p in kiw:write_bw/64K kiw-crc:write_bw/64K kiw-mrk:write_bw/64K \
+		 siw:write_bw/64K siw-crc:write_bw/64K kiw:write_lat/8 \
+		 siw:write_lat/8 kiw:cm_connect siw:cm_connect; do
+		s=${p%%:*} t=${p#*:}
 		[ -z "$STACKS" ] || [[ "$s" =~ $STACKS ]] || continue
-		profile_one "$s" $((DURATION > 8 ? DURATION : 8))
+		[ -z "$ONLY" ] || [[ "$t" =~ $ONLY ]] || continue
+		profile_one "$s" "$t" $((DURATION > 8 ? DURATION : 8))
 	done
 	links_down
 	exit 0
