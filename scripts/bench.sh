@@ -86,11 +86,15 @@ fi
 } > "$out/meta.txt"
 
 kiw_log "bench: $kernel kernel, $reps repetition(s), ${duration}s runs, limit ${limit}s"
+# The guest reads its script through the shared root while it runs: give
+# it a copy, so that editing the tree meanwhile cannot change a running
+# benchmark.
+cp "$KIW_TOP/scripts/bench/guest.sh" "$out/guest.sh"
 # vm.sh streams the guest's output; keep it, show the progress lines.
 set +e
 "$KIW_TOP/scripts/vm.sh" --kernel "$kernel" --with-siw --ko "$siw_crc" \
 	--mem 1536 --timeout "$limit" --log "$out/console.log" \
-	--script "$KIW_TOP/scripts/bench/guest.sh" -- "${gargs[@]}" |
+	--script "$out/guest.sh" -- "${gargs[@]}" |
 	tee "$out/guest.log" |
 	{ grep --line-buffered -E '^# [a-z-]+ |^# FAILED|^PROFILE' >&2; true; }
 rc=${PIPESTATUS[0]}
