@@ -15,8 +15,9 @@
 #   --only REGEX   only the tests whose name matches (e.g. 'write_bw/64K')
 #   --stacks REGEX only the stacks whose name matches (tcp, siw, siw-crc,
 #                  kiw, kiw-crc, kiw-mrk; e.g. '^kiw')
-#   --profile      no benchmark: perf record -a -g over 64 KiB ib_write_bw
-#                  runs of kiw and siw (CRC off and on), top symbols
+#   --profile      no benchmark: perf record -a -g over ib_write_bw 64 KiB
+#                  (every stack), ib_write_lat 8 B and cmtime (kiw, siw);
+#                  top symbols and callers in DIR/profile.txt
 #   --out DIR      where results go (default build/bench)
 #
 # One guest (scripts/vm.sh, scripts/bench/guest.sh) measures every stack on
@@ -32,7 +33,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-usage() { sed -n '4,21s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+usage() { sed -n '4,22s/^# \{0,1\}//p' "$0" >&2; exit 2; }
 
 quick=${BENCH_QUICK:-0} reps='' duration='' kernel=stock only='' stacks='' profile=0
 out=$KIW_TOP/build/bench
@@ -71,7 +72,7 @@ gargs=(--reps "$reps" --duration "$duration")
 # The guest's time limit, from the number of runs: up to 45 s of overhead
 # per run under TCG on a loaded machine, on top of its duration.
 if [ "$profile" = 1 ]; then
-	limit=900
+	limit=3600
 else
 	runs=$(( quick ? 7 * 5 + 1 : 15 * 5 + 1 ))
 	limit=$(( reps * runs * (duration + 50) + 600 ))
@@ -85,11 +86,15 @@ fi
 } > "$out/meta.txt"
 
 kiw_log "bench: $kernel kernel, $reps repetition(s), ${duration}s runs, limit ${limit}s"
+# The guest reads its script through the shared root while it runs: give
+# it a copy, so that editing the tree meanwhile cannot change a running
+# benchmark.
+cp "$KIW_TOP/scripts/bench/guest.sh" "$out/guest.sh"
 # vm.sh streams the guest's output; keep it, show the progress lines.
 set +e
 "$KIW_TOP/scripts/vm.sh" --kernel "$kernel" --with-siw --ko "$siw_crc" \
 	--mem 1536 --timeout "$limit" --log "$out/console.log" \
-	--script "$KIW_TOP/scripts/bench/guest.sh" -- "${gargs[@]}" |
+	--script "$out/guest.sh" -- "${gargs[@]}" |
 	tee "$out/guest.log" |
 	{ grep --line-buffered -E '^# [a-z-]+ |^# FAILED|^PROFILE' >&2; true; }
 rc=${PIPESTATUS[0]}

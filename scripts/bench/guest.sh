@@ -14,7 +14,7 @@
 #   tcp       iperf3, one stream
 #   siw       Linux siw as shipped: MPA CRC off (siw never asks for it)
 #   siw-crc   siw_crc.ko (scripts/bench/build-siw-crc.sh): siw asking for CRC
-#   kiw       kiw, crc=off markers=0 on both devices (sysfs mpa/)
+#   kiw       kiw, crc=off markers=0 p2p=1 on both devices (sysfs mpa/)
 #   kiw-crc   kiw, crc=on
 #   kiw-mrk   kiw, crc=off markers=1 (markers both ways)
 #
@@ -22,8 +22,9 @@
 #   RESULT,<rep>,<stack>,<test>,<value>,<unit>
 # where value is a number or FAILED (the tool failed, timed out or printed
 # no result); everything else is a comment line ("# ..."). With --profile,
-# no benchmark: "perf record -a -g" over kiw and siw ib_write_bw runs, and
-# the top of "perf report" between PROFILE-BEGIN and PROFILE-END lines.
+# no benchmark: "perf record -a -g" over ib_write_bw (every stack),
+# ib_write_lat and cmtime runs (kiw and siw), and the top of "perf report"
+# between PROFILE-BEGIN and PROFILE-END lines.
 . "$KIW_TOP/scripts/guest/lib.sh"
 # Not a TAP test: lib.sh's exit trap would fail a script without checks.
 trap - EXIT
@@ -99,11 +100,17 @@ stack_use() {
 }
 
 # kiw_mpa CRC MARKERS: both devices; connections made afterwards use them.
+# Peer-to-peer mode (RFC 6581) too, as iWARP hardware runs by default: an
+# MPA responder sends nothing before the initiator's first FPDU (RFC 5044
+# 7.1.2 (4)), and ib_write_lat's server, the responder, writes first; the
+# initiator's RTR lets it. (siw has no such setting: it neither holds its
+# FPDUs as a responder nor sends an RTR.)
 kiw_mpa() {
 	local d
 	for d in kiw_a kiw_b; do
 		echo "$1" > "/sys/class/infiniband/$d/mpa/crc" &&
-		echo "$2" > "/sys/class/infiniband/$d/mpa/markers" || return 1
+		echo "$2" > "/sys/class/infiniband/$d/mpa/markers" &&
+		echo 1 > "/sys/class/infiniband/$d/mpa/p2p" || return 1
 	done
 }
 
@@ -191,17 +198,30 @@ perftest() {
 # Gbit/s: perftest's "BW average" column (bytes, iterations, peak, average),
 # over DURATION seconds after a second of warm-up, and before a second of
 # cool-down (perftest's margins: left at their default, two seconds, they
-# swallow a short run whole and leave a bandwidth of 0).
+# swallow a short run whole and leave a bandwidth of 0). perftest polls
+# its CQ (its -e, completion events, refuses RDMA Write), so on two vCPUs
+# the client and the server take about half of the CPU time (profile) and
+# the stack's own work runs in what they leave.
 m_bw() {
 	perftest "$@" -D $((DURATION + 2)) -f 1 --report_gbits || return 1
 	V=$(awk '{ print $4 }' "$OUT/res")
 }
 
 # microseconds: the typical (median) latency column (bytes, iterations,
-# min, max, typical...).
+# min, max, typical...). perftest converts cycles to time with a clock
+# rate it measures first, against gettimeofday(); when the two correlate
+# badly (r^2 < 0.9: time in a TCG guest on a loaded host moves in jumps),
+# it reports "inf". Such a run is repeated, up to three times in all.
 m_lat() {
-	perftest "$@" -n "$LAT_ITERS" || return 1
-	V=$(awk '{ print $5 }' "$OUT/res")
+	local try
+	for try in 1 2 3; do
+		[ "$try" = 1 ] || PORT=$((PORT + 1))
+		perftest "$@" -n "$LAT_ITERS" || return 1
+		V=$(awk '{ print $5 }' "$OUT/res")
+		[ "$V" = inf ] && grep -q 'Correlation coefficient' "$OUT/cli" ||
+			return 0
+		say "perftest could not measure the clock rate (try $try)"
+	done
 }
 
 # connections per second: cmtime's "connect" step, the time from the first
@@ -335,32 +355,138 @@ bench() {
 	links_down
 }
 
-# profile_one STACK SECONDS: perf over a 64 KiB ib_write_bw run.
+# perftest_ticks PID...: user and system CPU ticks of the children of the
+# PIDs (timeout runs perftest as its child; pgrep would cost more CPU, under
+# TCG, than what it measures).
+perftest_ticks() {
+	local p c u=0 k=0 f kids
+	for p in "$@"; do
+		kids=()
+		# (the list ends without a newline: read "fails", having read it)
+		read -r -a kids < "/proc/$p/task/$p/children" 2>/dev/null || :
+		for c in "${kids[@]}"; do
+			read -r -a f < "/proc/$c/stat" || continue
+			u=$((u + f[13])) k=$((k + f[14]))
+		done
+	done
+	echo "$u $k"
+}
+
+# profile_one STACK TEST SECONDS: perf over SECONDS of one run of TEST
+# (write_bw/64K, write_lat/8 or cm_connect) on STACK. perf starts first,
+# with its events disabled (starting it takes tens of seconds here, and
+# would otherwise be most of what it samples), and is switched on through
+# its control fifo once the client moves data (perftest prints its column
+# header then; cmtime starts connecting at once).
 profile_one() {
-	local stack=$1 secs=$2 data=$OUT/perf-$1.data
+	local stack=$1 test=$2 secs=$3 data=$OUT/perf.data cli perf end _ack
+	local t0 t1 s0 s1 c0 c1 running srv_cmd cli_cmd marker=
+	local run=$((secs * 5))
 	stack_use "$stack" || { say "profile: $stack: no devices"; return 1; }
 	PORT=$((PORT + 1))
-	server_start ib_write_bw -R -F -d "$(dev_b)" -p "$PORT" -s 65536 \
-		-D "$secs" -f 1 --report_gbits || return 1
-	ip netns exec a timeout "$RUN_LIMIT" ib_write_bw -R -F -d "$(dev_a)" \
-		-p "$PORT" -s 65536 -D "$secs" -f 1 --report_gbits "$B4" \
+	# A perftest run lasts five times the window: "sleep 8" in this guest
+	# took up to 23 s by its clock on a loaded host, and the window must
+	# fall inside the run.
+	case "$test" in
+	write_bw/64K)
+		srv_cmd="ib_write_bw -R -F -d $(dev_b) -p $PORT -s 65536 -D $run -f 1 --report_gbits"
+		cli_cmd="ib_write_bw -R -F -d $(dev_a) -p $PORT -s 65536 -D $run -f 1 --report_gbits $B4"
+		marker='^ *#bytes' ;;
+	write_lat/8)
+		srv_cmd="ib_write_lat -R -F -d $(dev_b) -p $PORT -s 8 -D $run"
+		cli_cmd="ib_write_lat -R -F -d $(dev_a) -p $PORT -s 8 -D $run $B4"
+		marker='^ *#bytes' ;;
+	cm_connect)
+		srv_cmd="cmtime -b $B4 -p $PORT -c 1000"
+		cli_cmd="cmtime -s $B4 -b $A4 -p $PORT -c 1000" ;;
+	*)	return 1 ;;
+	esac
+	rm -f "$OUT/ctl" "$OUT/ack" "$data"
+	mkfifo "$OUT/ctl" "$OUT/ack"
+	perf record -a -g -e cpu-clock -F 999 -D -1 \
+		--control "fifo:$OUT/ctl,$OUT/ack" -o "$data" -- sleep 100000 \
+		> "$OUT/perf.log" 2>&1 &
+	perf=$!
+	# perf opens the fifos once it is ready: wait for that before the
+	# run starts ("disable" changes nothing yet).
+	echo disable > "$OUT/ctl"
+	read -r -t 120 _ack < "$OUT/ack" || say "profile: no ack from perf"
+	# shellcheck disable=SC2086
+	server_start $srv_cmd || { kill -INT "$perf"; wait "$perf"; return 1; }
+	# shellcheck disable=SC2086
+	ip netns exec a timeout $((RUN_LIMIT + run)) stdbuf -oL $cli_cmd \
 		> "$OUT/cli" 2>&1 &
-	local cli=$!
-	# Let the connection get going, then sample most of the run.
-	sleep 1
-	perf record -a -g -e cpu-clock -F 999 -o "$data" -- sleep $((secs - 2)) \
-		> "$OUT/perf.log" 2>&1 || { say "perf record failed"; cat "$OUT/perf.log"; }
+	cli=$!
+	end=$(( $(date +%s) + 60 ))
+	while [ -n "$marker" ] && ! grep -q "$marker" "$OUT/cli"; do
+		kill -0 "$cli" 2>/dev/null && [ "$(date +%s)" -lt "$end" ] ||
+			{ say "profile: $stack: the client did not start"; break; }
+		sleep 0.2
+	done
+	[ -z "$marker" ] || sleep 1
+	echo enable > "$OUT/ctl"
+	read -r -t 60 _ack < "$OUT/ack" || say "profile: no ack from perf"
+	t0=$(date +%s.%N) s0=$(head -n 1 /proc/stat)
+	c0=$(perftest_ticks "$cli" "$SRV")
+	if [ -n "$marker" ]; then
+		sleep "$secs"
+	else
+		# cmtime: until the client is done (or SECONDS times five).
+		end=$(( $(date +%s) + run ))
+		while kill -0 "$cli" 2>/dev/null && [ "$(date +%s)" -lt "$end" ]; do
+			sleep 0.2
+		done
+	fi
+	c1=$(perftest_ticks "$cli" "$SRV")
+	t1=$(date +%s.%N) s1=$(head -n 1 /proc/stat)
+	running=$(kill -0 "$cli" 2>/dev/null && echo yes || echo no)
+	echo disable > "$OUT/ctl"
+	read -r -t 60 _ack < "$OUT/ack" || say "profile: no ack from perf"
+	kill -INT "$perf"
+	wait "$perf" || { say "perf record failed"; cat "$OUT/perf.log"; }
 	wait "$cli"
 	server_stop
-	echo "PROFILE-BEGIN $stack $(awk '/^ *#bytes/ { h = 1; next }
-		h && $1 ~ /^[0-9]+$/ { print $4 " Gbit/s"; exit }' "$OUT/cli")"
+	echo "PROFILE-BEGIN $stack $test: $(awk '/^ *#bytes/ { h = 1; next }
+		h && $1 ~ /^[0-9]+$/ { print; exit }
+		/^connect *:/ { print "connect step:", $0 }' "$OUT/cli")"
+	# What the CPUs did in the window, by /proc/stat (user nice system
+	# idle iowait irq softirq), and perftest's own user and system ticks.
+	echo "window: $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') s;" \
+		"client still running at its end: $running;" \
+		"the tools' user and system ticks: $c0 -> $c1"
+	printf '%s\n%s\n' "$s0" "$s1" |
+		awk 'NR == 1 { for (i = 2; i <= 8; i++) a[i] = $i }
+		     NR == 2 { for (i = 2; i <= 8; i++) { d[i] = $i - a[i]; t += d[i] } }
+		     END { if (t) printf "cpu: user %d%% system %d%% idle %d%% " \
+			"softirq %d%%\n", 100 * d[2] / t, 100 * d[4] / t,
+			100 * d[5] / t, 100 * d[8] / t }'
+	echo "PROFILE-BY-DSO $stack $test"
+	perf report -i "$data" --stdio --no-children --sort dso \
+		--percent-limit 0.5 -g none 2>/dev/null | grep -v '^#' | grep -v '^$'
+	echo "PROFILE-BY-COMMAND $stack $test"
+	perf report -i "$data" --stdio --no-children --sort comm \
+		--percent-limit 1 -g none 2>/dev/null | grep -v '^#' | grep -v '^$'
+	# Kernel symbols ([k]); user space is perftest and libsiw polling the
+	# rings (their symbols are not resolved: other mount namespaces).
+	echo "PROFILE-KERNEL-SYMBOLS $stack $test"
 	perf report -i "$data" --stdio --no-children --sort sym \
-		--percent-limit 0.7 -g none 2>/dev/null | grep -v '^$' | head -n 60
-	echo "PROFILE-CALLERS $stack"
+		--percent-limit 0.3 -g none 2>/dev/null | grep '\[k\]' | head -n 50
+	# Inclusive time of the stacks' own functions and of what they call
+	# (TCP, copies, CRC): without a PMU (TCG) samples fall where interrupts
+	# get enabled again, so self time is smeared onto unlock and IRQ exit
+	# functions, and the inclusive view says more.
+	echo "PROFILE-INCLUSIVE $stack $test"
+	perf report -i "$data" --stdio --children --sort sym \
+		--percent-limit 0.5 -g none 2>/dev/null | grep '\[k\]' |
+		grep -E 'kiw_|siw_|tcp_|crc|copy|memcpy|sendmsg|read_sock|process_one_work|softirq|skb' |
+		head -n 60
+	# Who calls the kernel symbols above 1%: one block per symbol.
+	echo "PROFILE-CALLERS $stack $test"
 	perf report -i "$data" --stdio --no-children --sort sym \
-		--percent-limit 4 -g caller,0.5,callee,function,percent \
-		2>/dev/null | grep -v '^$' | head -n 150
-	echo "PROFILE-END $stack"
+		--percent-limit 1 -g caller,0.5,callee,function,percent \
+		2>/dev/null | grep -v '^#' | grep -v '^$' |
+		awk '/^ +[0-9.]+%/ { keep = /\[k\]/ } keep' | head -n 600
+	echo "PROFILE-END $stack $test"
 }
 
 setup
@@ -368,8 +494,14 @@ if [ "$PROFILE" = 1 ]; then
 	# Symbols: the kernel's and the modules' from /proc/kallsyms.
 	echo 0 > /proc/sys/kernel/kptr_restrict
 	echo -1 > /proc/sys/kernel/perf_event_paranoid
-	for s in kiw kiw-crc siw siw-crc; do
-		profile_one "$s" $((DURATION > 6 ? DURATION : 6))
+	# Bandwidth on every stack; latency and connection setup, kiw and siw.
+	for p in kiw:write_bw/64K kiw-crc:write_bw/64K kiw-mrk:write_bw/64K \
+		 siw:write_bw/64K siw-crc:write_bw/64K kiw:write_lat/8 \
+		 siw:write_lat/8 kiw:cm_connect siw:cm_connect; do
+		s=${p%%:*} t=${p#*:}
+		[ -z "$STACKS" ] || [[ "$s" =~ $STACKS ]] || continue
+		[ -z "$ONLY" ] || [[ "$t" =~ $ONLY ]] || continue
+		profile_one "$s" "$t" $((DURATION > 8 ? DURATION : 8))
 	done
 	links_down
 	exit 0
