@@ -22,10 +22,12 @@
  *
  * Messages (-D): the client sends -m messages of -s octets as soon as the
  * connection is up; the server answers each one as it arrives, with a
- * message of the same size. Message k of connection c is the same pattern
- * with seed 10 + c + k (client) or 20 + c + k (server). With -e the
+ * message of the same size. Message k of the client's connection c is the
+ * same pattern with seed 10 + c + k (client) or 20 + c + k (server); the
+ * server learns c from the first octet of the first message (its own
+ * connection numbers follow the order requests came in). With -e the
  * server does not wait: it sends its messages as soon as the connection
- * is up, and only checks the client's. msgs counts the
+ * is up (with its own c), and only checks the client's. msgs counts the
  * messages received intact, data_ok the connections that received all of
  * theirs, data_fail those that saw a completion error or a bad message.
  *
@@ -71,6 +73,7 @@ struct conn {
 	unsigned char *buf;		/* msgs receive, then msgs send buffers */
 	int established, disconnected, rejected;
 	int rx, tx;			/* messages received intact, sent */
+	int peer_no;			/* the client's number for it */
 	bool data_done, closing, done;
 	bool destroy;			/* destroy the id once events are acked */
 };
@@ -139,6 +142,7 @@ static struct conn *conn_new(struct rdma_cm_id *id)
 	if (!c || nconns == MAX_CONNS)
 		die("too many connections");
 	c->no = nconns;
+	c->peer_no = nconns;
 	c->id = id;
 	id->context = c;
 	conns[nconns++] = c;
@@ -209,7 +213,7 @@ static int post_recvs(struct conn *c)
 
 static int msg_seed(struct conn *c, bool from_server, int k)
 {
-	return (from_server ? 20 : 10) + c->no + k;
+	return ((from_server ? 20 : 10) + c->peer_no + k) & 0xff;
 }
 
 static int post_send(struct conn *c)
@@ -268,6 +272,8 @@ static void poll_data(struct conn *c)
 		}
 		if (wc.opcode != IBV_WC_RECV)
 			continue;
+		if (opt.server && !opt.eager && !c->rx && wc.byte_len)
+			c->peer_no = (rx_buf(c, 0)[0] - 10) & 0xff;
 		if ((int)wc.wr_id != c->rx ||
 		    !pd_check(rx_buf(c, c->rx), wc.byte_len, opt.size,
 			      msg_seed(c, !opt.server, c->rx))) {
