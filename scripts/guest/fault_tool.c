@@ -112,7 +112,12 @@ static const char *err_name(int e)
 	case ENETUNREACH: return "ENETUNREACH";
 	case EHOSTUNREACH: return "EHOSTUNREACH";
 	case EOPNOTSUPP: return "EOPNOTSUPP";
-	default: return "OTHER";
+	default: {
+		static char buf[16];
+
+		snprintf(buf, sizeof(buf), "E%d", e);
+		return buf;
+	}
 	}
 }
 

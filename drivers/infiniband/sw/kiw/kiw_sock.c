@@ -135,7 +135,9 @@ int kiw_sock_read(struct socket *sock, void *buf, size_t len)
  * Send @len octets without blocking, all or nothing as far as the caller
  * is concerned: an MPA frame is at most 532 octets and goes out on a
  * socket with an empty send queue, so a short send means the connection
- * is unusable.
+ * is unusable. So does -EAGAIN there (TCP found no memory for the skb):
+ * the caller aborts the connection, and a consumer told "try again"
+ * (rdma_accept() returns what this returns) could not.
  */
 int kiw_sock_send(struct socket *sock, const void *buf, size_t len)
 {
@@ -144,6 +146,8 @@ int kiw_sock_send(struct socket *sock, const void *buf, size_t len)
 	int ret;
 
 	ret = kernel_sendmsg(sock, &msg, &iov, 1, len);
+	if (ret == -EAGAIN)
+		return -ENOBUFS;
 	if (ret < 0)
 		return ret;
 	return ret == len ? 0 : -ENOBUFS;
