@@ -6,7 +6,8 @@
 # Usage: scripts/check.sh [--only static|kunit|vm] [--test NAME]
 #   static  W=1 build and sparse (C=2) of kiw with zero diagnostics, against
 #           Debian's headers and against the debug kernel; checkpatch.pl
-#           --strict on every .c/.h, zero errors, warnings and checks
+#           --strict on every .c/.h, zero errors, warnings and checks; the
+#           conformance matrix up to date (scripts/conformance.sh --check)
 #   kunit   kiw's KUnit suites in the debug kernel (scripts/kunit.sh)
 #   vm      the VM tests scripts/tests/*.sh (--test NAME: only NAME.sh)
 #
@@ -546,6 +547,20 @@ static_stock() {
 	rel=$(kiw_stock_release)
 	static_build "$rel" "$STOCK_KDIR" "W=1 build and sparse (C=2) against $rel: no warnings"
 	checkpatch
+	conformance
+}
+
+# The conformance matrix is generated from the tests' Covers: tags: a tag
+# added without regenerating it (scripts/conformance.sh), or naming an ID
+# the checklist does not have, fails.
+conformance() {
+	local out
+	if out=$("$KIW_TOP/scripts/conformance.sh" --check 2>&1); then
+		pass "static: Documentation/conformance.rst is up to date"
+	else
+		fail "static: Documentation/conformance.rst is stale or a Covers: tag is wrong"
+		diag <<<"$out"
+	fi
 }
 
 # The debug kernel has KUnit, so this also covers kunit/.
