@@ -120,7 +120,7 @@ fi
 	echo "rep,stack,test,value,unit"
 	sed -n 's/^RESULT,//p' "$out/guest.log"
 } > "$out/results.csv"
-python3 "$KIW_TOP/scripts/bench/report.py" --quick "$quick" \
+python3 "$KIW_TOP/scripts/bench/report.py" \
 	"$out/results.csv" "$out/meta.txt" "$out" | tee "$out/table.txt"
 kiw_log "results: $out/results.csv, $out/table.txt, $out/bench.png"
 exit "$rc"

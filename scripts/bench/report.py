@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 """The table, the targets and the chart of "make bench".
 
-Usage: report.py [--quick 0|1] RESULTS.csv META.txt OUTDIR
+Usage: report.py RESULTS.csv META.txt OUTDIR
 
 RESULTS.csv has one line per measurement: rep,stack,test,value,unit, value
 a number or FAILED. Each cell of the table is the median over the
@@ -95,14 +95,13 @@ class Report:
 
     def ratio(self, a, b):
         """Median of a over median of b, or a reason there is none."""
-        ca, cb = a, b
-        if ca.runs == 0 or cb.runs == 0:
+        if a.runs == 0 or b.runs == 0:
             return None, "-"
-        if ca.median is None or cb.median is None:
+        if a.median is None or b.median is None:
             return None, "FAILED"
-        if cb.median == 0:
+        if b.median == 0:
             return None, "-"
-        r = ca.median / cb.median
+        r = a.median / b.median
         return r, f"{r:.2f}x"
 
     def tests(self, names):
@@ -285,7 +284,6 @@ def row(cols, widths):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--quick", default="0")
     ap.add_argument("results")
     ap.add_argument("meta")
     ap.add_argument("outdir")
