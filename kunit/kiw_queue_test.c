@@ -17,6 +17,7 @@ MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 #define BAD (-EINVAL)
 #define ERR_FLUSH KIW_QP_ACT_FLUSH
 #define ERR_ABORT (KIW_QP_ACT_FLUSH | KIW_QP_ACT_ABORT)
+#define ERR_CLOSE (KIW_QP_ACT_FLUSH | KIW_QP_ACT_CLOSE)
 
 struct kiw_transition_case {
 	enum kiw_qp_state cur;
@@ -47,7 +48,8 @@ static const struct kiw_transition_case kiw_transition_cases[] = {
 	{ KIW_QP_CLOSING, IB_QPS_INIT, BAD, KIW_QP_CLOSING, 0 },
 	{ KIW_QP_CLOSING, IB_QPS_RTS, BAD, KIW_QP_CLOSING, 0 },
 	{ KIW_QP_CLOSING, IB_QPS_SQD, 0, KIW_QP_CLOSING, 0 },
-	{ KIW_QP_CLOSING, IB_QPS_ERR, 0, KIW_QP_ERROR, ERR_ABORT },
+	/* ib_drain_qp() after rdma_disconnect(): the close stays graceful. */
+	{ KIW_QP_CLOSING, IB_QPS_ERR, 0, KIW_QP_ERROR, ERR_CLOSE },
 	{ KIW_QP_TERMINATE, IB_QPS_RESET, BAD, KIW_QP_TERMINATE, 0 },
 	{ KIW_QP_TERMINATE, IB_QPS_RTS, BAD, KIW_QP_TERMINATE, 0 },
 	{ KIW_QP_TERMINATE, IB_QPS_SQD, 0, KIW_QP_TERMINATE, 0 },

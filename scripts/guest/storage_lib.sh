@@ -62,10 +62,14 @@ st_size_mb() {
 	if st_long; then echo "$2"; else echo "$1"; fi
 }
 
-# The netns a side's commands run in ("" is the initial netns).
+# The netns a side's commands run in ("" is the initial netns). Layout
+# "netns" is lib.sh's (kiw_hosts_up: a in netns a, b in netns b), which
+# the demo uses: kiw puts a kernel consumer's sockets in the netns of its
+# device, so both hosts can live in their own.
 st_ns() {
 	case "$ST_LAYOUT:$1" in
-	split:b) echo b ;;
+	split:b|netns:b) echo b ;;
+	netns:a) echo a ;;
 	*) echo "" ;;
 	esac
 }
@@ -205,6 +209,17 @@ st_res_gone() {
 	return 1
 }
 
+# fio needs SysV shared memory; a kernel without it (CONFIG_SYSVIPC off:
+# no /proc/sysvipc) gets a shim (sysv_shm_shim.c) preloaded into fio.
+ST_FIO_PRELOAD=
+st_fio_preload() {
+	local so=/tmp/sysv_shm_shim.so
+	[ ! -d /proc/sysvipc ] || return 0
+	[ -f "$so" ] || cc -O2 -Wall -shared -fPIC -o "$so" \
+		"$KIW_TOP/scripts/guest/sysv_shm_shim.c" || return 1
+	ST_FIO_PRELOAD=$so
+}
+
 # st_fio NAME SIZE_MB fio-args...: write SIZE_MB in four jobs, random
 # offsets, block sizes from 4 KiB to 256 KiB, four I/Os in flight per job,
 # then read everything back and check each block's crc32c (fio fails on
@@ -227,6 +242,8 @@ st_fio() {
 		echo "${BASH_REMATCH[1]} is not mounted"
 		return 1
 	fi
+	st_fio_preload || return 1
+	${ST_FIO_PRELOAD:+env LD_PRELOAD="$ST_FIO_PRELOAD"} \
 	fio --name="$name" --size="${per}M" --numjobs=4 "${split[@]}" \
 		--rw=randwrite --bsrange=4k-256k \
 		--ioengine=libaio --iodepth=4 --direct=1 \
@@ -244,6 +261,33 @@ st_fio() {
 	ST_RESULTS+=("$name: $ST_FIO_BW")
 }
 
+# st_fio_bg NAME SIZE_MB fio-args...: st_fio in the background, for
+# faults injected while it runs; st_fio_wait SECONDS collects it.
+ST_FIO_PID=
+st_fio_bg() {
+	st_fio "$@" > /tmp/st_fio_bg.out 2>&1 &
+	ST_FIO_PID=$!
+}
+
+# st_fio_wait SECONDS: fio's status (0: every block verified), or 124 if
+# it is still running after SECONDS (a hang: it is left where it is).
+st_fio_wait() {
+	local end=$(( $(date +%s) + $1 )) rc=0
+	while kill -0 "$ST_FIO_PID" 2>/dev/null; do
+		[ "$(date +%s)" -lt "$end" ] || { echo "fio still running"; return 124; }
+		sleep 1
+	done
+	wait "$ST_FIO_PID" || rc=$?
+	tail -n 20 /tmp/st_fio_bg.out
+	return "$rc"
+}
+
+# st_link_flap SECONDS: veth-a down for SECONDS, then up again.
+st_link_flap() {
+	in_side a ip link set veth-a down && sleep "$1" &&
+	in_side a ip link set veth-a up
+}
+
 # check_fio "desc" NAME SIZE_MB fio-args...: st_fio as a TAP check, with
 # the bandwidth in the description's diagnostic.
 check_fio() {
@@ -259,12 +303,15 @@ st_summary() {
 		"${ST_RESULTS[@]}"
 }
 
-# st_dmesg_clean PATTERN: the kernel log has no line matching PATTERN
-# (extended regex) since the last st_dmesg_mark.
-st_dmesg_mark() { dmesg -c > /dev/null; }
-st_dmesg_clean() {
+# st_quiet_since_mark: since st_dmesg_mark, no consumer reported a QP
+# error event (nvmet, isert and iser log them; a peer's reset of a
+# connection the consumer was closing gracefully shows up so) and kiw
+# neither sent nor received a Terminate.
+ST_QP_TROUBLE='QP fatal|qp event|QP event|terminat'
+st_dmesg_mark() { dmesg -C; }
+st_quiet_since_mark() {
 	local hits
-	hits=$(dmesg | grep -E "$1") || true
+	hits=$(dmesg | grep -E "$ST_QP_TROUBLE") || true
 	[ -z "$hits" ] || { echo "$hits"; return 1; }
 }
 

@@ -29,6 +29,7 @@ MNT=/mnt/iser
 iser_pair() {
 	local tag="$1 -> $2" mb=$3 disk
 	diag "--- iSER, initiator on $1, target on $2"
+	st_dmesg_mark
 	check_sh "$tag: ${1}_a on veth-a, ${2}_b on veth-b" st_devs "$1" "$2"
 	check "$tag: iSER enabled on portal $ST_B:3260" st_lio_iser 1
 	check_output "$tag: sendtargets discovery over iSER finds the target" \
@@ -49,6 +50,8 @@ iser_pair() {
 	check "$tag: logout" st_iser_logout
 	check "$tag: no session left" wait_for 30 st_iser_gone
 	check "$tag: iSER disabled on the portal" st_lio_iser 0
+	check "$tag: closed gracefully: no QP error event, no Terminate" \
+		st_quiet_since_mark
 	check "$tag: no PD, CQ, QP, MR or cm_id left" st_res_gone 30
 }
 

@@ -41,6 +41,7 @@ nfs_mount_io() {
 nfs_pair() {
 	local tag="$1 -> $2"
 	diag "--- NFS over RDMA, client on $1, server on $2"
+	st_dmesg_mark
 	check_sh "$tag: ${1}_a on veth-a, ${2}_b on veth-b in netns b" \
 		st_devs "$1" "$2"
 	check_output "$tag: nfsd listens on RDMA port 20049 in netns b" \
@@ -52,6 +53,8 @@ nfs_pair() {
 	done
 	# The server keeps its listeners (cm_ids) while it runs.
 	check "$tag: no QP left after the unmounts" wait_for 60 st_no_qps
+	check "$tag: closed gracefully: no QP error event, no Terminate" \
+		st_quiet_since_mark
 }
 
 st_no_qps() { ! rdma res show qp | grep -q .; }

@@ -25,6 +25,7 @@ MB_SIW=$(st_size_mb 16 256)
 nvme_pair() {
 	local tag="$1 -> $2" mb=$3 disk
 	diag "--- NVMe-oF, host on $1, target on $2"
+	st_dmesg_mark
 	check_sh "$tag: ${1}_a on veth-a, ${2}_b on veth-b" st_devs "$1" "$2"
 	check "$tag: nvmet port 1 listens on rdma $ST_B:4420" st_nvmet_port_up
 	check_output "$tag: nvme discover lists $ST_NQN over rdma" \
@@ -42,6 +43,8 @@ nvme_pair() {
 	check "$tag: nvme disconnect" st_nvme_disconnect
 	check "$tag: the controller is gone" wait_for 30 st_nvme_gone
 	check "$tag: nvmet port 1 removed" st_nvmet_port_down
+	check "$tag: closed gracefully: no QP error event, no Terminate" \
+		st_quiet_since_mark
 	check "$tag: no PD, CQ, QP, MR or cm_id left" st_res_gone 30
 }
 

@@ -37,7 +37,10 @@
  * left to send and the QP is still CLOSING, it calls kiw_cm_tx_drained()
  * (any context; repeats are ignored). A responder that still holds its
  * FPDUs (hold_tx_until_rx, nothing received yet) is drained too: what it
- * may not send is flushed with the close, and a FIN is not an FPDU. The CM
+ * may not send is flushed with the close, and a FIN is not an FPDU. A
+ * modify to ERR while CLOSING (ib_drain_qp() after rdma_disconnect())
+ * flushes the SQ instead: the TX, finding the QP in ERROR, reports it
+ * drained as well (or aborts, if TCP holds part of an FPDU). The CM
  * then sends the FIN, and finishes the close when the peer's FIN arrives,
  * or aborts it after the device's timeout.
  *

@@ -64,7 +64,16 @@ int kiw_qp_transition(enum kiw_qp_state cur, enum ib_qp_state req,
 	case IB_QPS_ERR:
 		*next = KIW_QP_ERROR;
 		*actions = KIW_QP_ACT_FLUSH;
-		if (connected)
+		/*
+		 * Kernel consumers disconnect with rdma_disconnect() (SQD)
+		 * and at once ib_drain_qp() (ERR): the graceful close they
+		 * asked for goes on, with the SQ flushed instead of sent,
+		 * and the TX lets the CM send its FIN (kiw_llp.h). Aborting
+		 * here would reset every such connection under the peer.
+		 */
+		if (cur == KIW_QP_CLOSING)
+			*actions |= KIW_QP_ACT_CLOSE;
+		else if (connected)
 			*actions |= KIW_QP_ACT_ABORT;
 		return 0;
 	default:
@@ -410,14 +419,18 @@ static void kiw_qp_act(struct kiw_qp *qp, enum kiw_qp_state prev,
 /*
  * An IDLE QP moved to ERR while the CM is setting up its connection
  * (destroy_qp, or a consumer giving up): abort the attempt too, so that
- * its references go now rather than at the startup timeout.
+ * its references go now rather than at the startup timeout. A QP that
+ * already left IDLE has what kiw_qp_transition() gave it: an endpoint
+ * still bound to an ERROR QP is closing, and the close it is making
+ * (graceful after a drain, or abortive) is left alone.
  */
 static unsigned int kiw_qp_abort_setup(struct kiw_qp *qp,
+				       enum kiw_qp_state prev,
 				       enum kiw_qp_state next,
 				       unsigned int actions)
 {
 	lockdep_assert_held(&qp->state_lock);
-	if (next == KIW_QP_ERROR && qp->cep)
+	if (prev == KIW_QP_IDLE && next == KIW_QP_ERROR && qp->cep)
 		actions |= KIW_QP_ACT_ABORT;
 	return actions;
 }
@@ -432,7 +445,7 @@ void kiw_qp_error(struct kiw_qp *qp)
 	spin_lock_irqsave(&qp->state_lock, flags);
 	prev = qp->state;
 	kiw_qp_transition(prev, IB_QPS_ERR, &next, &actions);
-	actions = kiw_qp_abort_setup(qp, next, actions);
+	actions = kiw_qp_abort_setup(qp, prev, next, actions);
 	kiw_qp_set_state(qp, next);
 	spin_unlock_irqrestore(&qp->state_lock, flags);
 	kiw_qp_act(qp, prev, actions);
@@ -757,7 +770,7 @@ int kiw_modify_qp(struct ib_qp *base, struct ib_qp_attr *attr, int mask,
 	if (!ret) {
 		kiw_qp_set_attr(qp, attr, mask);
 		if (mask & IB_QP_STATE)
-			actions = kiw_qp_abort_setup(qp, next, actions);
+			actions = kiw_qp_abort_setup(qp, prev, next, actions);
 		kiw_qp_set_state(qp, next);
 		if (next == KIW_QP_IDLE && (mask & IB_QP_STATE))
 			qp->idle_ib_state = attr->qp_state;

@@ -30,7 +30,8 @@
  *   CLOSING   modify to SQD (iw_cm graceful disconnect): kiw_cm_qp_close()
  *   TERMINATE the data path found an error: kiw_qp_terminate(); the TX
  *             sends the Terminate, then the CM closes abortively
- *   ERROR     modify to ERR (iw_cm abortive disconnect, ib_drain_qp), a
+ *   ERROR     modify to ERR (iw_cm abortive disconnect, ib_drain_qp; from
+ *             CLOSING the close stays graceful), a
  *             received Terminate (kiw_qp_peer_terminate()), or the LLP
  *             closed (kiw_qp_llp_closed()); every outstanding WR is
  *             flushed (IB_WC_WR_FLUSH_ERR, in order), and WRs posted

@@ -488,11 +488,21 @@ static bool kiw_tx_drained(struct kiw_qp *qp)
 	return !kiw_ring_posted(&ring[tx->txc.tail & (qp->sq.num - 1)]);
 }
 
-/* ERROR: nothing more goes out; the flush completed the SQ. */
+/*
+ * ERROR: nothing more goes out; the flush completed the SQ. A graceful
+ * close still in progress (modify to ERR while CLOSING) may now send its
+ * FIN, unless TCP holds only part of a batch: the peer would find an
+ * FPDU cut short, so that close ends abortively. The CM takes either
+ * report only while it waits for one.
+ */
 static void kiw_tx_halt(struct kiw_qp *qp)
 {
 	struct kiw_tx *tx = &qp->tx;
 
+	if (tx->b->spill_len)
+		kiw_cm_qp_close(qp, true);
+	else
+		kiw_cm_tx_drained(qp);
 	tx->cur.kind = KIW_TXM_NONE;
 	tx->b->spill_len = 0;
 	tx->b->spill_off = 0;
