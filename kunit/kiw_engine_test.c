@@ -535,7 +535,6 @@ static void kiw_eng_bad_write_test(struct kunit *test)
 /*
  * A corrupted octet in the payload: the FPDU is never good (LLP, CRC),
  * the receive WR it was filling fails, nothing is delivered.
- * Covers: MPA-RX-1
  */
 static void kiw_eng_crc_test(struct kunit *test)
 {

@@ -434,7 +434,7 @@ static void kiw_rx_many_test(struct kunit *test)
 /*
  * After an error nothing more goes up (RFC 5044 section 8): a hdr()
  * error held to the CRC field, then valid FPDUs that are never parsed.
- * Covers: MPA-ERR-5, MPA-CRC-13, MPA-RX-1
+ * Covers: MPA-ERR-5, MPA-CRC-13
  */
 static void kiw_rx_stop_test(struct kunit *test)
 {
