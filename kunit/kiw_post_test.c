@@ -596,6 +596,13 @@ static kiw_term_t kiw_test_write(struct kiw_test_env *env,
 	return term;
 }
 
+/*
+ * Fast registration sets an STag's validity, TO range, access rights and
+ * PD; remote and local invalidation revoke it, and from then on the peer's
+ * Writes are refused. (The association is by PD: kiw has no memory
+ * windows to bind an STag to one QP, DDP-SEC-2.)
+ * Covers: DDP-SEC-5, DDP-SEC-10
+ */
 static void kiw_fast_reg_test(struct kunit *test)
 {
 	struct kiw_test_env *env = kiw_test_env(test, 4);
