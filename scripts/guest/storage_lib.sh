@@ -20,9 +20,15 @@
 #                    iSER: nvme-rdma, nvmet-rdma, ib_iser and ib_isert
 #                    create their rdma_cm ids in init_net, whoever calls
 #                    them, so neither end can live in another netns.
+#                    A kernel without policy routing (no
+#                    CONFIG_IP_MULTIPLE_TABLES: the debug kernel) cannot
+#                    have those rules: layout "loop", where the traffic
+#                    between the two addresses goes through lo (see
+#                    st_hosts_wire).
 #
-# Either way each host has its own RDMA device on its own veth end, and
-# every byte between them crosses the veth pair (st_wire_check proves it).
+# Each host has its own RDMA device on its own veth end, and (but in
+# layout "loop") every byte between them crosses the veth pair
+# (st_wire_check proves it).
 #
 #   st_dev_add SIDE TYPE      rdma link add TYPE_SIDE (kiw or siw) on veth-SIDE
 #   st_dev_del SIDE           delete that side's device (whatever its type)
@@ -103,22 +109,62 @@ st_hosts_split() {
 # deliver 10.77.0.1 -> 10.77.0.2 through loopback. Rules ahead of the local
 # table send locally generated traffic to the other address out of the
 # right veth end; the receiving end accepts a local source address.
+#
+# Without policy routing ("ip rule" fails: EAFNOSUPPORT) the connections
+# go through lo. A consumer that binds its source address (nvme connect
+# -w) still gets host a's device at its end; one that cannot (ib_iser:
+# iSCSI's ep_connect has no source address) resolves the target's address
+# to the target's device, so both of its ends are on that one device
+# (st_same_dev says so).
 st_hosts_wire() {
 	local i
 	ST_LAYOUT=wire
 	ip link add veth-a type veth peer name veth-b &&
 	_st_veth_up "" veth-a "$ST_A" &&
 	_st_veth_up "" veth-b "$ST_B" || return 1
+	# In layout "loop" too: rdma_cm resolves the neighbour of the far
+	# address on the interface the source is bound to (veth-a), and the
+	# ARP request from a local address must be answered.
+	ST_SYSCTL_SAVED=$(sysctl -e net.ipv4.conf.{all,default,lo}.{accept_local,rp_filter} |
+		tr -d ' ')
 	for i in all default lo veth-a veth-b; do
 		sysctl -qw "net.ipv4.conf.$i.accept_local=1" \
 			"net.ipv4.conf.$i.rp_filter=0" || return 1
 	done
+	# lo gets a veth's MTU: over lo's 65536, siw sends ULPDUs of its MSS
+	# (65483 octets), above the 64768 that RFC 5044 section 3 lets a
+	# sender post, and kiw, as it may, refuses them (MPA code 3).
+	if ! ip -4 rule show > /dev/null 2>&1; then
+		ST_LAYOUT=loop
+		ST_LO_MTU=$(cat /sys/class/net/lo/mtu)
+		ip link set lo mtu 1500
+		return
+	fi
 	ip rule add pref 100 lookup local &&
 	ip rule del pref 0 &&
 	ip rule add pref 10 iif lo to "$ST_B" lookup 10 &&
 	ip rule add pref 11 iif lo to "$ST_A" lookup 11 &&
 	ip route add "$ST_B" dev veth-a src "$ST_A" table 10 &&
 	ip route add "$ST_A" dev veth-b src "$ST_B" table 11
+}
+
+# st_hosts_wire_down: undo st_hosts_wire (the initial netns is the next
+# test's too): the veth pair, the rules, the sysctls.
+ST_SYSCTL_SAVED= ST_LO_MTU=
+st_hosts_wire_down() {
+	local kv
+	ip link del veth-a || return 1
+	if [ "$ST_LAYOUT" = loop ]; then
+		ip link set lo mtu "$ST_LO_MTU" || return 1
+	fi
+	if [ "$ST_LAYOUT" = wire ]; then
+		ip rule del pref 10 && ip rule del pref 11 &&
+		ip rule add pref 0 lookup local && ip rule del pref 100 ||
+			return 1
+	fi
+	for kv in $ST_SYSCTL_SAVED; do
+		sysctl -qw "$kv" || return 1
+	done
 }
 
 # st_wire_check: 10.77.0.1 reaches 10.77.0.2 through veth-a (its packet
@@ -134,6 +180,20 @@ st_wire_check() {
 	}
 	in_side a ip route get "$ST_B" from "$ST_A" | grep -q 'dev veth-a'
 }
+
+# check_wire: st_wire_check as a TAP check, a skip in layout "loop".
+check_wire() {
+	local desc="$ST_A -> $ST_B crosses veth-a"
+	if [ "$ST_LAYOUT" = loop ]; then
+		skip "$desc" "no policy routing in this kernel (CONFIG_IP_MULTIPLE_TABLES): through lo"
+	else
+		check "$desc" st_wire_check
+	fi
+}
+
+# st_same_dev: the consumer's two ends share the target's device (layout
+# "loop", a consumer that cannot bind its source address).
+st_same_dev() { [ "$ST_LAYOUT" = loop ]; }
 
 # st_load: kiw, siw when the test uses it, and what rdma_cm's user-space
 # tools need. configfs carries nvmet and LIO.
@@ -187,6 +247,17 @@ st_qps_both() {
 	}
 }
 
+# st_qps_b_only N: host b's device holds at least N QPs, host a's none.
+st_qps_b_only() {
+	local a b
+	a=$(st_qps "$ST_DEV_A") b=$(st_qps "$ST_DEV_B")
+	[ "$a" = 0 ] && [ "$b" -ge "$1" ] || {
+		echo "$ST_DEV_A: $a QPs, $ST_DEV_B: $b QPs (want 0 and >= $1)"
+		rdma res show qp
+		return 1
+	}
+}
+
 # st_res_clean: no verbs object left on any RDMA device, except the CQs
 # of the RDMA core's shared CQ pool (ib_cq_pool_get(): they stay with the
 # device until it goes away).
@@ -210,15 +281,13 @@ st_res_gone() {
 }
 
 # fio needs SysV shared memory; a kernel without it (CONFIG_SYSVIPC off:
-# no /proc/sysvipc) gets a shim (sysv_shm_shim.c) preloaded into fio.
+# no /proc/sysvipc) gets a shim (sysv_shm_shim.c, built on the host by
+# vm.sh into $KIW_GUEST_BIN) preloaded into fio.
 ST_FIO_PRELOAD=
 st_fio_preload() {
-	local so=${KIW_GUEST_BIN:-/nonexistent}/sysv_shm_shim.so
+	local so=$KIW_GUEST_BIN/sysv_shm_shim.so
 	[ ! -d /proc/sysvipc ] || return 0
-	# Built on the host by scripts/vm.sh; compiled here only without it.
-	[ -f "$so" ] || so=/tmp/sysv_shm_shim.so
-	[ -f "$so" ] || cc -O2 -Wall -shared -fPIC -o "$so" \
-		"$KIW_TOP/scripts/guest/sysv_shm_shim.c" || return 1
+	[ -f "$so" ] || { echo "$so is missing"; return 1; }
 	ST_FIO_PRELOAD=$so
 }
 
@@ -242,6 +311,11 @@ st_fio() {
 	if [[ " $* " =~ \ --directory=([^ ]*) ]] &&
 	   ! mountpoint -q "${BASH_REMATCH[1]}"; then
 		echo "${BASH_REMATCH[1]} is not mounted"
+		return 1
+	fi
+	# A block device target must be one (not a file fio would create).
+	if [[ " $* " =~ \ --filename=([^ ]*) ]] && [ ! -b "${BASH_REMATCH[1]}" ]; then
+		echo "${BASH_REMATCH[1]} is not a block device"
 		return 1
 	fi
 	st_fio_preload || return 1
@@ -467,44 +541,48 @@ st_nfs_opts() {
 st_nfs_umount() { umount "$ST_MNT"; }
 
 # ---------------------------------------------------------------------------
-# iSER: LIO (targetcli, ib_isert) on b, open-iscsi (iscsid, iscsiadm,
+# iSER: LIO (configfs, ib_isert) on b, open-iscsi (iscsid, iscsiadm,
 # ib_iser) on a.
 #
 # LIO keeps an iSCSI/TCP listener on every portal and adds the iSER one
 # next to it, on the same address and port. A software iWARP device
 # listens through the host's own TCP stack, where that port is taken:
 # rdma_listen() fails with EADDRINUSE (siw alike). So the portal is made
-# by a targetcli running in a scratch netns ("lio", where 10.77.0.2 is a
-# loopback address): LIO opens its TCP listener in the netns of the task
-# that creates the portal. iSER is then switched on from the initial
-# netns, where isert listens (init_net) and where siw, too, opens its
-# listening socket (the caller's netns).
+# by a process in a scratch netns ("lio", where 10.77.0.2 is a loopback
+# address): LIO opens its TCP listener in the netns of the task that
+# creates the portal. iSER is then switched on from the initial netns,
+# where isert listens (init_net) and where siw, too, opens its listening
+# socket (the caller's netns).
+#
+# The target is configured through configfs directly, as targetcli would
+# (a block backstore, a target, its TPG 1 with the portal and LUN 0,
+# open access), without targetcli's minute of Python start-up under TCG.
 
 ST_IQN=iqn.2026-11.org.kiw:storage
 ST_LIO=/sys/kernel/config/target/iscsi
+ST_LIO_BS=/sys/kernel/config/target/core/iblock_0/kiw
+ST_LIO_TPG=$ST_LIO/$ST_IQN/tpgt_1
 
 st_lio_up() {
-	local dev=$1 tpg=/iscsi/$ST_IQN/tpg1
+	local tpg=$ST_LIO_TPG a
 	modprobe -a target_core_mod target_core_iblock iscsi_target_mod \
 		ib_isert || return 1
-	# targetcli asks D-Bus for tcmu-runner's handlers, and gives up
-	# without a system bus.
-	if [ ! -S /run/dbus/system_bus_socket ]; then
-		mkdir -p /run/dbus && dbus-daemon --system --fork || return 1
-	fi
+	mkdir -p "$ST_LIO_BS" &&
+	echo "udev_path=$1" > "$ST_LIO_BS/control" &&
+	echo 1 > "$ST_LIO_BS/enable" || return 1
+	mkdir -p "$tpg" && mkdir "$tpg/lun/lun_0" &&
+	ln -s "$ST_LIO_BS" "$tpg/lun/lun_0/kiw" || return 1
+	for a in authentication=0 demo_mode_write_protect=0 \
+		 generate_node_acls=1 cache_dynamic_acls=1; do
+		echo "${a#*=}" > "$tpg/attrib/${a%=*}" || return 1
+	done
 	ip netns add lio && ip -n lio link set lo up &&
-	ip -n lio addr add "$ST_B/32" dev lo || return 1
-	ip netns exec lio targetcli <<-EOT
-	/backstores/block create name=kiw dev=$dev
-	/iscsi create $ST_IQN
-	$tpg/portals delete 0.0.0.0 3260
-	$tpg/portals create $ST_B 3260
-	$tpg/luns create /backstores/block/kiw
-	$tpg set attribute authentication=0 demo_mode_write_protect=0 generate_node_acls=1 cache_dynamic_acls=1
-	EOT
+	ip -n lio addr add "$ST_B/32" dev lo &&
+	nsenter --net=/run/netns/lio mkdir "$(st_lio_np)" &&
+	echo 1 > "$tpg/enable"
 }
 
-st_lio_np() { echo "$ST_LIO/$ST_IQN/tpgt_1/np/$ST_B:3260"; }
+st_lio_np() { echo "$ST_LIO_TPG/np/$ST_B:3260"; }
 
 # st_lio_iser 1|0: switch the portal's iSER listener on or off.
 st_lio_iser() {
@@ -512,12 +590,28 @@ st_lio_iser() {
 }
 
 st_lio_down() {
-	targetcli clearconfig confirm=True > /dev/null && ip netns del lio
+	local tpg=$ST_LIO_TPG
+	echo 0 > "$tpg/enable" &&
+	rmdir "$(st_lio_np)" &&
+	rm "$tpg/lun/lun_0/kiw" && rmdir "$tpg/lun/lun_0" &&
+	rmdir "$tpg" "$ST_LIO/$ST_IQN" &&
+	rmdir "$ST_LIO_BS" "${ST_LIO_BS%/*}" &&
+	ip netns del lio
 }
 
+# iscsid in the foreground (-f), in the background: daemonized, it keeps
+# its log in SysV shared memory, which the debug kernel does not have. In
+# a session of its own (setsid): on SIGTERM it signals its whole process
+# group, which would otherwise be the test's.
 st_iscsid_up() {
 	modprobe -a ib_iser sd_mod || return 1
-	pgrep -x iscsid > /dev/null || iscsid
+	if ! pgrep -x iscsid > /dev/null; then
+		setsid iscsid -f < /dev/null > /tmp/iscsid.log 2>&1 &
+	fi
+	wait_for 20 grep -q ISCSIADM_ABSTRACT_NAMESPACE /proc/net/unix || {
+		cat /tmp/iscsid.log
+		return 1
+	}
 }
 
 st_iser_discover() {

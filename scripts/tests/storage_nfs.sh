@@ -13,14 +13,14 @@
 # Layout (storage_lib.sh: st_hosts_split): the server in netns b, the
 # client in the initial netns, where siw can connect as a client too.
 #
-# Data: 32 MiB per NFS version kiw to kiw, 16 MiB each way with siw;
+# Data: 16 MiB per NFS version kiw to kiw, 8 MiB each way with siw;
 # KIW_LONG=1: 256 MiB each, and siw to siw as the baseline.
 . "$KIW_TOP/scripts/guest/lib.sh"
 . "$KIW_TOP/scripts/guest/storage_lib.sh"
 [ "${1:-}" != long ] || KIW_LONG=1
 
-MB=$(st_size_mb 32 256)
-MB_SIW=$(st_size_mb 16 256)
+MB=$(st_size_mb 16 256)
+MB_SIW=$(st_size_mb 8 256)
 
 # nfs_mount_io TAG VERS MB: mount, check the transport, move MB, unmount.
 nfs_mount_io() {
