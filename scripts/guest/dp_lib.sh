@@ -13,7 +13,7 @@
 #       0 if both exit with 0, else both outputs on stdout
 #   pt_bw TOOL N ARGS...      perftest bandwidth TOOL -R, N iterations
 #       (per QP, with -q): exit 0, every result line N iterations (times
-#       the QPs) and a message rate > 0, the last line a bandwidth > 0
+#       the QPs) and a message rate > 0
 #   pt_lat TOOL N ARGS...     perftest latency TOOL -R: a result line with
 #       N iterations and a typical latency > 0
 #       Both between $PT_SDEV in netns $PT_SNS (server, $PT_SADDR) and
@@ -147,8 +147,9 @@ pt_run() {
 	return 1
 }
 
-# Tiny messages may show a bandwidth of 0.00 MB/s on a slow guest, so
-# every line is held to its message rate, and the last to its bandwidth.
+# Tiny messages show a bandwidth of 0.00 MB/s on a slow guest (1 B at
+# 2000 messages a second), so every line is held to its iterations and
+# message rate, not to its bandwidth.
 pt_bw() {
 	local tool=$1 n=$2 a qps=1 prev=
 	shift 2
@@ -161,9 +162,9 @@ pt_bw() {
 	n=$((n * qps))
 	pt_results "$DP_CLI_OUT" | awk -v n="$n" '
 		$2 != n || !($5 > 0) { bad = 1 }
-		{ lines++; last = $4 }
-		END { exit bad || !lines || !(last > 0) }' && return 0
-	echo "want result lines of $n iterations, rate and bandwidth > 0:"
+		{ lines++ }
+		END { exit bad || !lines }' && return 0
+	echo "want result lines of $n iterations, message rate > 0:"
 	cat "$DP_CLI_OUT"
 	return 1
 }
