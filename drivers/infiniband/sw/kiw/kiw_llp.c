@@ -20,7 +20,8 @@
 
 /*
  * The data path's workqueue: every QP's TX work item, and the receive
- * work that takes over when one sk_data_ready call reaches its budget.
+ * work that takes over when one sk_data_ready call reaches its budget
+ * (kiw_rx.h: what a softirq may take).
  * Unbound (no per-QP or per-CPU threads); WQ_MEM_RECLAIM, since storage
  * over RDMA (NFS, iSER, NVMe-oF) may need it to make progress while the
  * system reclaims memory.
@@ -48,8 +49,8 @@ static void kiw_llp_data_ready(struct sock *sk)
 		other = READ_ONCE(sk->sk_data_ready);
 	} else {
 		qp = kiw_llp_sk_qp(sk);
-		if (qp && kiw_rx_run(qp, sk, KIW_RX_BUDGET) == -EAGAIN)
-			queue_work(kiw_tx_wq, &qp->rx.work);
+		if (qp)
+			kiw_rx_data_ready(qp, sk);
 	}
 	read_unlock_bh(&sk->sk_callback_lock);
 	if (other)

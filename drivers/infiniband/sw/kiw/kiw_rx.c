@@ -3,6 +3,7 @@
  * kiw receive engine (see kiw_rx.h): the FPDU parser's upper layer, the
  * per-message checks and completions, and the error path.
  */
+#include <linux/moduleparam.h>
 #include <linux/slab.h>
 #include <net/tcp.h>
 #include <kunit/visibility.h>
@@ -460,10 +461,49 @@ int kiw_rx_run(struct kiw_qp *qp, struct sock *sk, size_t budget)
 	tcp_read_sock(sk, &desc, kiw_rx_actor);
 	/* Not across runs: the peer decides when the next octets come. */
 	kiw_place_put(&rx->place);
+	trace_kiw_rx_run(qp, budget, budget - desc.count,
+			 in_serving_softirq());
 	return desc.count ? 0 : -EAGAIN;
 }
 
-/* What one sk_data_ready left over (its budget ran out). */
+/*
+ * What one sk_data_ready call takes, as netdev_budget for NAPI: less
+ * softirq time per call against more hand-overs to process context.
+ */
+static unsigned int kiw_rx_softirq_budget = KIW_RX_BH_BUDGET;
+module_param_named(rx_softirq_budget, kiw_rx_softirq_budget, uint, 0644);
+MODULE_PARM_DESC(rx_softirq_budget,
+		 "Octets one sk_data_ready call processes before it defers the rest to process context (default 65536, at most 262144; 0: always defer)");
+
+/**
+ * kiw_rx_data_ready - the share of sk_data_ready in the receive work
+ * @qp: the attached QP
+ * @sk: its socket, locked by the caller (bh_lock_sock in softirq, or
+ *	owned by the task that releases it)
+ *
+ * Takes at most rx_softirq_budget octets (KIW_RX_BH_BUDGET unless set)
+ * and leaves the rest to the receive work; takes nothing while that work
+ * is queued, which then takes what arrived meanwhile, in order.
+ *
+ * Context: bottom halves disabled.
+ */
+void kiw_rx_data_ready(struct kiw_qp *qp, struct sock *sk)
+{
+	struct kiw_rx *rx = &qp->rx;
+	size_t budget = min_t(unsigned int, READ_ONCE(kiw_rx_softirq_budget),
+			      KIW_RX_BUDGET);
+
+	if (work_pending(&rx->work))
+		return;
+	if (kiw_rx_run(qp, sk, budget) == -EAGAIN)
+		queue_work(kiw_tx_wq, &rx->work);
+}
+
+/*
+ * What sk_data_ready left over (its budget ran out), in process context.
+ * Queued again rather than looping, so that other work on the queue and
+ * other tasks on this CPU run between two budgets.
+ */
 static void kiw_rx_work(struct work_struct *work)
 {
 	struct kiw_qp *qp = container_of(work, struct kiw_qp, rx.work);

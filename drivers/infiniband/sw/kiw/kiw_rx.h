@@ -3,12 +3,18 @@
  * kiw receive engine: FPDUs from the socket, placement, completions.
  *
  * Context. The socket's sk_data_ready (softirq, or process context when
- * the socket lock's owner releases it) runs the engine through
- * tcp_read_sock(), at most KIW_RX_BUDGET octets per call; the rest is left
- * to the receive work item (kiw_llp.c), which takes the socket lock.
- * kiw_llp_attach() and kiw_llp_drain() run it with the socket lock held
- * too. So every run is serialized by the socket lock, and the state below
- * belongs to whichever run holds it: it needs no lock of its own.
+ * the socket lock's owner releases it; bottom halves off either way) runs
+ * the engine through tcp_read_sock(), at most KIW_RX_BH_BUDGET octets per
+ * call; the rest is left to the receive work item, which takes the
+ * socket lock, runs in process context and queues itself again after
+ * each KIW_RX_BUDGET octets. While that work is queued, sk_data_ready
+ * takes nothing: the work takes what arrives meanwhile, in order. So the
+ * work of one softirq is bounded however fast the peer sends and however
+ * slow the CPU (placement and CRC of a whole socket buffer under an
+ * emulated CPU take seconds). kiw_llp_attach() and kiw_llp_drain() run
+ * the engine with the socket lock held too. So every run is serialized
+ * by the socket lock, and the state below belongs to whichever run holds
+ * it: it needs no lock of its own.
  *
  * Per FPDU, the parser (kiw_fpdu.h) calls:
  *   hdr()  DDP and RDMAP checks (kiw_ddp.h order), the STag check, and the
@@ -41,8 +47,13 @@
 struct kiw_qp;
 struct kiw_rqe;
 
-/* Octets one sk_data_ready call takes before it defers to the work. */
-#define KIW_RX_BUDGET	(256 * 1024)
+/*
+ * Octets one sk_data_ready call takes before it defers to the work: the
+ * default of the module parameter rx_softirq_budget (kiw_rx.c).
+ */
+#define KIW_RX_BH_BUDGET	(64 * 1024)
+/* Octets one run in process context takes before it yields the CPU. */
+#define KIW_RX_BUDGET		(256 * 1024)
 
 /* Where the payload of the current segment goes. */
 enum kiw_place_kind {
@@ -106,6 +117,7 @@ void kiw_rx_qp_release(struct kiw_qp *qp);
 int kiw_rx_attach(struct kiw_qp *qp, const struct kiw_llp_params *p);
 void kiw_rx_detach(struct kiw_qp *qp);
 int kiw_rx_run(struct kiw_qp *qp, struct sock *sk, size_t budget);
+void kiw_rx_data_ready(struct kiw_qp *qp, struct sock *sk);
 void kiw_rx_run_done(struct kiw_qp *qp);
 
 /* kiw_rx_place.c: placement, pure but for the STag table lookups. */

@@ -12,6 +12,8 @@
  *   kiw_term_rx      a Terminate arrived from the peer
  *   kiw_fpdu_tx      an FPDU is framed for sending (data path)
  *   kiw_fpdu_rx      an FPDU was received, with the parser's verdict
+ *   kiw_rx_run       one run of the receive engine: the octets it took
+ *                    of its budget, and whether it ran in softirq
  *
  * The structures are only dereferenced in kiw_trace.c, which defines the
  * events (CREATE_TRACE_POINTS); callers see the prototypes.
@@ -221,6 +223,25 @@ TRACE_EVENT(kiw_fpdu_rx,
 				  "ok",
 				  (__entry->verdict >> 8) & 0xf,
 				  __entry->verdict & 0xff)
+);
+
+TRACE_EVENT(kiw_rx_run,
+	    TP_PROTO(const struct kiw_qp *qp, u32 budget, u32 taken,
+		     bool softirq),
+	    TP_ARGS(qp, budget, taken, softirq),
+	    TP_STRUCT__entry(__string(dev, kiw_trace_qp_dev(qp))
+			     __field(u32, qpn)
+			     __field(u32, budget)
+			     __field(u32, taken)
+			     __field(bool, softirq)),
+	    TP_fast_assign(__assign_str(dev);
+			   __entry->qpn = kiw_trace_qpn(qp);
+			   __entry->budget = budget;
+			   __entry->taken = taken;
+			   __entry->softirq = softirq),
+	    TP_printk("%s qp=%u taken=%u budget=%u %s", __get_str(dev),
+		      __entry->qpn, __entry->taken, __entry->budget,
+		      __entry->softirq ? "softirq" : "task")
 );
 
 #endif /* KIW_TRACE_H */

@@ -1,0 +1,74 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# kiw-vm: kernel=stock timeout=900
+#
+# dp_perf: every perftest tool (-R) completes over kiw, kiw to kiw, on the
+# kernel users run: the bandwidth tools at 1 B and 1 MiB and with four
+# QPs, Send into a shared receive queue, the latency tools, with CRC;
+# Write and Read with markers both ways (KIW_LONG=1: more sizes, perftest
+# -a from 2 B to 8 MiB, and all of it with markers too). Checks assert
+# that every run completes with the iterations asked for and a message
+# rate above zero, never how fast: performance, and kiw against siw, is
+# `make bench` (scripts/bench.sh).
+# Guest time: 64 s on the stock kernel (make vmtest, shared 2-core host).
+. "$KIW_TOP/scripts/guest/lib.sh"
+. "$KIW_TOP/scripts/guest/dp_lib.sh"
+
+long() { [ "${KIW_LONG:-0}" = 1 ]; }
+
+# Every perftest tool: the bandwidth ones at 1 B and 1 MiB and with four
+# QPs, the latency ones at 8 B. KIW_LONG=1: 1 B, 4 KiB, 64 KiB and 1 MiB,
+# then perftest -a (2 B to 8 MiB), each with one and with four QPs.
+suite() {
+	local what=$1 tool size n sizes="1 1048576"
+	long && sizes="1 4096 65536 1048576"
+	for tool in ib_write_bw ib_read_bw ib_send_bw; do
+		for size in $sizes; do
+			n=200
+			[ "$size" = 1048576 ] && n=20
+			check "$tool -R -s $size -n $n ($what)" pt_bw $tool $n -s "$size"
+			diag "$tool -s $size: $(pt_bw_avg) MB/s average"
+		done
+		check "$tool -R -q 4 -s 65536 -n 50 ($what)" pt_bw $tool 50 -q 4 \
+			-s 65536
+		diag "$tool -q 4 -s 65536: $(pt_bw_avg) MB/s average"
+		if long; then
+			check "$tool -R -a ($what)" pt_bw $tool 100 -a
+			check "$tool -R -q 4 -a ($what)" pt_bw $tool 100 -q 4 -a
+		fi
+	done
+	# Receives from a shared receive queue (libsiw's SRQ ring). One QP:
+	# perftest posts as many receives as iterations (-n), to the SRQ as
+	# well, so with -q 4 the four senders overrun it, and iWARP has no
+	# receiver-not-ready retry: the receiver terminates (DDP, no buffer),
+	# as it must (seen here with -q 4).
+	check "ib_send_bw -R --use-srq -s 4096 -n 50 ($what)" \
+		pt_bw ib_send_bw 50 --use-srq -s 4096
+	for tool in ib_send_lat ib_write_lat ib_read_lat; do
+		check "$tool -R -s 8 -n 200 ($what)" pt_lat $tool 200 -s 8
+	done
+}
+
+check "two hosts: netns a and b joined by veth" kiw_hosts_up
+check "modprobe kiw" kiw_load
+check "kiw_a on veth-a, kiw_b on veth-b" kiw_devices_add
+for dev in kiw_a kiw_b; do
+	dp_mpa $dev timeout_ms 60000
+done
+# ib_write_lat: perftest's server writes first (see dp_tools.sh).
+dp_mpa kiw_b p2p 1
+
+suite "CRC"
+dp_mpa kiw_a markers 1
+dp_mpa kiw_b markers 1
+if long; then
+	suite "markers"
+else
+	for tool in ib_write_bw ib_read_bw; do
+		check "$tool -R -s 65536 -n 200 (markers)" pt_bw $tool 200 -s 65536
+		diag "$tool -s 65536: $(pt_bw_avg) MB/s average"
+	done
+fi
+check "rdma link delete kiw_a, kiw_b; rmmod kiw" sh -c \
+	'rdma link delete kiw_a && rdma link delete kiw_b && rmmod kiw'
+tap_done
