@@ -82,7 +82,11 @@ static void kiw_cfg_timeout_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kiw_cfg_check_timeout(UINT_MAX), -EINVAL);
 }
 
-/* The defaults are what the documentation promises. */
+/*
+ * The defaults are what the documentation promises: CRC is asked for
+ * unless an administrator turns it off.
+ * Covers: MPA-CRC-3
+ */
 static void kiw_cfg_defaults_test(struct kunit *test)
 {
 	struct kiw_mpa_cfg cfg;

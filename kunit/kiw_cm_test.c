@@ -107,6 +107,10 @@ KUNIT_ARRAY_PARAM(kiw_fsm, kiw_fsm_cases, kiw_fsm_case_desc);
  * FIN, a reject received reaches the consumer, a peer's FIN the consumer.
  * Covers: MPA-SU-8, MPA-SU-10, MPA-SU-13, MPA-ERR-3, MPA-REJ-1, MPA-REJ-2
  * Covers: MPA-TD-2
+ * The active endpoint sends the Request, the passive one waits for it. A
+ * local close sends the FIN only once the TX has drained; a peer's FIN
+ * reaches the consumer.
+ * Covers: MPA-SU-5, MPA-TD-1, DDP-ST-3, DDP-LLP-9
  */
 static void kiw_cep_fsm_table_test(struct kunit *test)
 {

@@ -24,6 +24,10 @@ MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 
 /* ---- Headers ---- */
 
+/*
+ * The control octet for T x L: DV 1, Rsvd 0 on transmit.
+ * Covers: DDP-CF-1, DDP-CF-6
+ */
 static void kiw_ddp_ctrl_octet_test(struct kunit *test)
 {
 	KUNIT_EXPECT_EQ(test, kiw_ddp_ctrl(false, false), 0x01);
@@ -32,7 +36,10 @@ static void kiw_ddp_ctrl_octet_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kiw_ddp_ctrl(true, true), 0xc1);
 }
 
-/* VECTORS.txt: "Tagged last hdr (STag 0x12345678, TO 0x4000)". */
+/*
+ * VECTORS.txt: "Tagged last hdr (STag 0x12345678, TO 0x4000)".
+ * Covers: DDP-TG-1
+ */
 static void kiw_ddp_tagged_vector_test(struct kunit *test)
 {
 	static const u8 want[] = { 0xc1, 0x40, 0x12, 0x34, 0x56, 0x78, 0x00,
@@ -44,7 +51,10 @@ static void kiw_ddp_tagged_vector_test(struct kunit *test)
 	KUNIT_EXPECT_MEMEQ(test, &h, want, sizeof(want));
 }
 
-/* CONFORMANCE 4.3: the tagged FPDU's header, STag 0x1234, TO 0. */
+/*
+ * CONFORMANCE 4.3: the tagged FPDU's header, STag 0x1234, TO 0.
+ * Covers: DDP-TG-1
+ */
 static void kiw_ddp_tagged_fpdu_vector_test(struct kunit *test)
 {
 	static const u8 want[] = { 0xc1, 0x40, 0x00, 0x00, 0x12, 0x34, 0x00,
@@ -55,7 +65,10 @@ static void kiw_ddp_tagged_fpdu_vector_test(struct kunit *test)
 	KUNIT_EXPECT_MEMEQ(test, &h, want, sizeof(want));
 }
 
-/* RFC 5044 Fig. 5 octets 0x06-0x17 (MSN 1) and Fig. 6 (MSN 2). */
+/*
+ * RFC 5044 Fig. 5 octets 0x06-0x17 (MSN 1) and Fig. 6 (MSN 2).
+ * Covers: DDP-UT-1
+ */
 static void kiw_ddp_untagged_fig_test(struct kunit *test)
 {
 	static const u8 fig5[] = { 0x41, 0x43, 0, 0, 0, 0, 0, 0, 0, 0,
@@ -71,7 +84,12 @@ static void kiw_ddp_untagged_fig_test(struct kunit *test)
 	KUNIT_EXPECT_MEMEQ(test, &h, fig6, sizeof(fig6));
 }
 
-/* Every field lands where decode finds it, extremes included. */
+/*
+ * Every field lands where decode finds it, extremes included: the
+ * untagged RsvdULP (RDMAP octet and 32-bit word) is carried unchanged
+ * and handed up.
+ * Covers: DDP-TG-1, DDP-UT-1, DDP-UT-2
+ */
 static void kiw_ddp_build_decode_test(struct kunit *test)
 {
 	struct kiw_ddp_untagged_hdr u;
@@ -102,6 +120,7 @@ static void kiw_ddp_build_decode_test(struct kunit *test)
 /*
  * CONFORMANCE 4.3 segmentation header octets for 4.1.7 (MULPDU 1500, 2048
  * octets): built from the segmenter's own output.
+ * Covers: DDP-TG-1, DDP-UT-1
  */
 static void kiw_ddp_seg_hdr_vector_test(struct kunit *test)
 {
@@ -211,7 +230,9 @@ KUNIT_ARRAY_PARAM(kiw_seg, kiw_seg_cases, kiw_seg_case_desc);
 /*
  * The expected segments, and the invariants for every segment: contiguous
  * offsets from 0, each ULPDU (header + payload) within the MULPDU, L only
- * on the last, lengths summing to the message.
+ * on the last, lengths summing to the message. The zero-length cases are
+ * one segment (DDP-SR-4); the L segment comes last, at the highest MO.
+ * Covers: DDP-SR-1, DDP-SR-4, DDP-CF-3, DDP-CF-4, DDP-ORD-2
  */
 static void kiw_ddp_seg_table_test(struct kunit *test)
 {
@@ -270,6 +291,7 @@ static void kiw_ddp_seg_bad_mulpdu_test(struct kunit *test)
 /*
  * A MULPDU change applies to the segments not yet handed out only
  * (RFC 5041 section 3, item 2).
+ * Covers: DDP-LLP-1, DDP-LLP-2
  */
 static void kiw_ddp_seg_mulpdu_change_test(struct kunit *test)
 {
@@ -355,6 +377,11 @@ static void kiw_parse_case_desc(const struct kiw_parse_case *c, char *desc)
 
 KUNIT_ARRAY_PARAM(kiw_parse, kiw_parse_cases, kiw_parse_case_desc);
 
+/*
+ * DV != 1 gives the tagged 0x04 / untagged 0x06 codes, a bad QN 0x01;
+ * Rsvd is not checked.
+ * Covers: DDP-CF-6, DDP-ERR-14
+ */
 static void kiw_ddp_rx_parse_test(struct kunit *test)
 {
 	const struct kiw_parse_case *c = test->param_value;
@@ -402,6 +429,7 @@ static const struct kiw_ut_case kiw_ut_cases[] = {
 	  UT_ERR(0x03) },
 	{ "msn_in_window_skips", Q_NEW(1), CTRL_SEND, 0, 2, 0, 10, 2, 4096,
 	  UT_ERR(0x03) },
+	/* Covers: DDP-ORD-4 */
 	{ "msn_old", Q_NEW(5), CTRL_SEND, 0, 4, 0, 10, 1, 4096, UT_ERR(0x03) },
 	{ "msn_at_wrap", Q_NEW(U32_MAX), CTRL_SEND, 0, U32_MAX, 0, 10, 1, 4096,
 	  0 },
@@ -413,6 +441,7 @@ static const struct kiw_ut_case kiw_ut_cases[] = {
 	/* U3: MO (first segment at 0, continuing at the octets placed) */
 	{ "mo_beyond_buffer", Q_NEW(1), CTRL_SEND, 0, 1, 5000, 10, 1, 4096,
 	  UT_ERR(0x04) },
+	/* Covers: DDP-UT-6 (a message starts at MO 0) */
 	{ "mo_gap_first", Q_NEW(1), CTRL_SEND, 0, 1, 10, 10, 1, 4096,
 	  UT_ERR(0x04) },
 	{ "mo_continues", Q_MID(1, 1482, CTRL_SEND), CTRL_SEND, 0, 1, 1482, 566,
@@ -428,6 +457,7 @@ static const struct kiw_ut_case kiw_ut_cases[] = {
 	  97, 1, 4096, UT_ERR(0x05) },
 	{ "data_into_empty_buf", Q_NEW(1), CTRL_SEND, 0, 1, 0, 1, 1, 0,
 	  UT_ERR(0x05) },
+	/* Covers: DDP-SR-2 */
 	{ "msg_reaches_2_32", Q_MID(1, U32_MAX - 10, CTRL_SEND), CTRL_SEND, 0,
 	  1, U32_MAX - 10, 11, 1, U64_MAX, UT_ERR(0x05) },
 	{ "msg_2_32_minus_1", Q_MID(1, U32_MAX - 10, CTRL_SEND), CTRL_SEND, 0,
@@ -438,6 +468,7 @@ static const struct kiw_ut_case kiw_ut_cases[] = {
 	{ "opcode_same", Q_MID(1, 100, CTRL_SEND_SE), CTRL_SEND_SE, 0, 1, 100,
 	  10, 1, 4096, 0 },
 	/* RsvdULP's STag word need not match (DDP-UT-2) */
+	/* Covers: DDP-UT-2 */
 	{ "ulp_word_differs", Q_MID(1, 100, 0x44), 0x44, 0x1234, 1, 100, 10,
 	  1, 4096, 0 },
 };
@@ -449,6 +480,11 @@ static void kiw_ut_case_desc(const struct kiw_ut_case *c, char *desc)
 
 KUNIT_ARRAY_PARAM(kiw_ut, kiw_ut_cases, kiw_ut_case_desc);
 
+/*
+ * The untagged checks in RFC 5041 7.1 order, each with its code: U1 0x01
+ * (kiw_ddp_rx_parse_test), U2 0x02, U5 0x03, U3 0x04, U4 0x05.
+ * Covers: DDP-ERR-14
+ */
 static void kiw_ddp_rx_untagged_test(struct kunit *test)
 {
 	const struct kiw_ut_case *c = test->param_value;
@@ -497,6 +533,10 @@ static void kiw_t_case_desc(const struct kiw_t_case *c, char *desc)
 
 KUNIT_ARRAY_PARAM(kiw_t, kiw_t_cases, kiw_t_case_desc);
 
+/*
+ * Continuity of a tagged message: another STag 0x00, a TO gap 0x01.
+ * Covers: DDP-ERR-14
+ */
 static void kiw_ddp_rx_tagged_test(struct kunit *test)
 {
 	const struct kiw_t_case *c = test->param_value;
@@ -548,7 +588,13 @@ static kiw_term_t kiw_feed_ut(struct kiw_ddp_rx *rx, u8 rdmap_ctrl, u32 qn,
 	return KIW_TERM_NONE;
 }
 
-/* A segmented Send, completed once; its L moves the queue on. */
+/*
+ * A segmented Send, completed once, only on its L segment; its L moves
+ * the queue on, a second L for the same MSN is refused, each QN keeps
+ * its own MSN, a zero-length Send is one message and takes an MSN.
+ * Covers: DDP-CF-3, DDP-CF-5, DDP-DLV-2, DDP-ORD-4, DDP-UT-6, DDP-SR-4
+ * Covers: DDP-SR-6
+ */
 static void kiw_ddp_reassembly_test(struct kunit *test)
 {
 	struct kiw_ddp_rx rx;

@@ -142,6 +142,13 @@ static void kiw_eng_expect_wc(struct kunit *test, struct kiw_dp_env *e,
 		KUNIT_EXPECT_EQ(test, wc.byte_len, byte_len);
 }
 
+/*
+ * A Send of every length, CRC on or off, cut at the MULPDU: the receiver
+ * checks QN, MSN and MO of every segment, places into the receive WR's
+ * SGEs and completes once with the message's length; no CRC or header
+ * octet reaches the buffer.
+ * Covers: DDP-CF-2, DDP-UT-3, DDP-LLP-4, MPA-CRC-5
+ */
 static void kiw_eng_send_test(struct kunit *test)
 {
 	const struct kiw_eng_case *c = test->param_value;
@@ -177,6 +184,12 @@ static void kiw_eng_send_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kiw_qp_state(e->qp[1]), KIW_QP_RTS);
 }
 
+/*
+ * A Write lands at the STag and TO the WR named; the receiver checks
+ * every segment for the same STag, a contiguous TO and an RDMAP octet
+ * that continues the Write (RV 1, opcode Write).
+ * Covers: DDP-CF-2, DDP-TG-2, DDP-TG-6
+ */
 static void kiw_eng_write_test(struct kunit *test)
 {
 	const struct kiw_eng_case *c = test->param_value;
@@ -418,6 +431,7 @@ static const struct kiw_eng_bad kiw_eng_bads[] = {
 	  IB_EVENT_QP_ACCESS_ERR },
 	{ "other_pd", BAD_PD, DDP_T(KIW_DDP_ECODE_T_STAG_NOT_ASSOC),
 	  IB_EVENT_QP_ACCESS_ERR },
+	/* Covers: DDP-SEC-10 */
 	{ "read_only", BAD_RO, KIW_TERM(KIW_TERM_LAYER_RDMAP,
 					KIW_RDMAP_ETYPE_REMOTE_PROT,
 					KIW_RDMAP_ECODE_ACCESS_RIGHTS),
@@ -440,7 +454,10 @@ KUNIT_ARRAY_PARAM(kiw_eng_bad, kiw_eng_bads, kiw_eng_bad_desc);
 /*
  * A Write the peer may not do: the Terminate says exactly why and carries
  * the offending DDP header, not one octet is placed, the QP reports the
- * event and stops; the writer sees the Terminate and goes to ERROR.
+ * event and stops; the writer sees the Terminate and goes to ERROR. The
+ * writer's WR completed once handed to the LLP, though the sink refused
+ * the Write.
+ * Covers: DDP-ERR-14, DDP-DLV-1
  */
 static void kiw_eng_bad_write_test(struct kunit *test)
 {
@@ -551,7 +568,8 @@ static void kiw_eng_crc_test(struct kunit *test)
 /*
  * Zero-length Write and Read name no memory: STag and TO are never
  * checked (RFC 5041 5.2), whatever they hold; a zero-length Send still
- * takes a receive WR.
+ * takes a receive WR. Each message is one FPDU.
+ * Covers: DDP-SR-4, DDP-SR-6
  */
 static void kiw_eng_zero_test(struct kunit *test)
 {
@@ -609,6 +627,8 @@ static void kiw_eng_msn_wrap_test(struct kunit *test)
  * Send with Invalidate: the receiver's fast-registration region is
  * invalid afterwards and the completion says which; a region the peer
  * may not invalidate terminates (0x1/0x09) and fails the receive WR.
+ * The STag travels in the untagged RsvdULP and reaches the consumer.
+ * Covers: DDP-UT-2, DDP-DLV-4
  */
 static void kiw_eng_send_inv_test(struct kunit *test)
 {

@@ -76,7 +76,7 @@ static void kiw_rx_expect_ulpdu(struct kunit *test, struct kiw_test_ulp *u,
  * Each vector parses, whole and with every copy helper: one ULPDU and
  * its length up, without the length field, markers, PAD or CRC.
  * Covers: MPA-IF-6, MPA-IF-9, MPA-FR-1, MPA-FR-2, MPA-MK-12
- * Covers: MPA-RX-2, MPA-RX-3
+ * Covers: MPA-RX-2, MPA-RX-3, DDP-LLP-4, DDP-LLP-7
  */
 static void kiw_rx_vector_test(struct kunit *test)
 {
@@ -120,7 +120,7 @@ static void kiw_rx_split_test(struct kunit *test)
  * marker, PAD, CRC), and the FPDU is never good; outside ULPDU_Length,
  * where the framing stays, it is a CRC error (MPA-CRC-12). Without CRC,
  * only the marker's FPDUPTR is still checked.
- * Covers: MPA-CRC-12, MPA-SEC-4
+ * Covers: MPA-CRC-12, MPA-SEC-4, DDP-LLP-6
  */
 static void kiw_rx_bitflip_test(struct kunit *test)
 {

@@ -87,9 +87,11 @@ static const struct kiw_stag_case kiw_stag_cases[] = {
 	{ "foreign_pd", REGION_NORMAL, T_STAG, true, W, T_IOVA, 1,
 	  TERM_DDP(KIW_DDP_ECODE_T_STAG_NOT_ASSOC),
 	  TERM_RDMAP(KIW_RDMAP_ECODE_STAG_NOT_ASSOC) },
+	/* Covers: DDP-SEC-10 */
 	{ "write_to_read_only", REGION_READ_ONLY, T_STAG, false, W, T_IOVA, 1,
 	  TERM_RDMAP(KIW_RDMAP_ECODE_ACCESS_RIGHTS),
 	  TERM_RDMAP(KIW_RDMAP_ECODE_ACCESS_RIGHTS) },
+	/* Covers: DDP-SEC-10 */
 	{ "read_from_write_only", REGION_WRITE_ONLY, T_STAG, false, R, T_IOVA,
 	  1, TERM_RDMAP(KIW_RDMAP_ECODE_ACCESS_RIGHTS),
 	  TERM_RDMAP(KIW_RDMAP_ECODE_ACCESS_RIGHTS) },
@@ -160,6 +162,10 @@ static const struct kiw_mr_map *kiw_test_region(enum kiw_test_region kind,
 	return map;
 }
 
+/*
+ * Each case's Terminate code, for a sink and a Read source.
+ * Covers: DDP-ERR-14
+ */
 static void kiw_stag_check_test(struct kunit *test)
 {
 	const struct kiw_stag_case *c = test->param_value;

@@ -419,7 +419,10 @@ static void kiw_mulpdu_case_desc(const struct kiw_mulpdu_case *c, char *desc)
 
 KUNIT_ARRAY_PARAM(kiw_mulpdu, kiw_mulpdu_cases, kiw_mulpdu_case_desc);
 
-/* Covers: MPA-SZ-1, MPA-SZ-2, MPA-SZ-6, MPA-IF-2, MPA-IF-3 */
+/*
+ * Covers: MPA-SZ-1, MPA-SZ-2, MPA-SZ-6, MPA-IF-2, MPA-IF-3
+ * Covers: DDP-LLP-1
+ */
 static void kiw_mulpdu_test(struct kunit *test)
 {
 	const struct kiw_mulpdu_case *c = test->param_value;
@@ -524,7 +527,7 @@ static void kiw_marker_fpduptr_test(struct kunit *test)
 
 /*
  * RFC 3720 B.4 and the CRC-32C check value (CONFORMANCE 4.2).
- * Covers: MPA-CRC-1, MPA-CRC-8
+ * Covers: MPA-CRC-1, MPA-CRC-8, DDP-LLP-6
  */
 static void kiw_crc32c_vectors_test(struct kunit *test)
 {

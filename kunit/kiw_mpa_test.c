@@ -442,7 +442,11 @@ static void kiw_pd_case_desc(const struct kiw_pd_case *c, char *desc)
 
 KUNIT_ARRAY_PARAM(kiw_pd, kiw_pd_cases, kiw_pd_case_desc);
 
-/* Covers: MPA-PD-3, MPA-PD-4, MPA-PD-5, MPA-MCR-9 */
+/*
+ * The PD is not CRC-protected: the part kiw itself reads (the RFC 6581
+ * IRD/ORD word) is refused when it is short.
+ * Covers: MPA-PD-3, MPA-PD-4, MPA-PD-5, MPA-MCR-9, MPA-PD-7
+ */
 static void kiw_mpa_pd_len_test(struct kunit *test)
 {
 	const struct kiw_pd_case *c = test->param_value;

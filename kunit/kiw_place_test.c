@@ -182,6 +182,7 @@ static void kiw_place_sgl_test(struct kunit *test)
  * RFC 5041 8.3.1 item 6: a region invalidated while a segment is being
  * placed (between two runs) is not written any more: the next piece gets
  * "invalid STag" and not one more octet lands.
+ * Covers: DDP-SEC-11
  */
 static void kiw_place_revoke_test(struct kunit *test)
 {
@@ -210,7 +211,11 @@ static void kiw_place_revoke_test(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, e->pl.mr);
 }
 
-/* Whatever the check refuses, nothing at all is written (DDP-SEC-1). */
+/*
+ * Whatever the check refuses, nothing at all is written (DDP-SEC-1); a
+ * Write to a region without remote write access is refused.
+ * Covers: DDP-SEC-10
+ */
 static void kiw_place_refused_test(struct kunit *test)
 {
 	struct kiw_place_env *e = kiw_place_env(test, 64, 1);

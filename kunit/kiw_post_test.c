@@ -144,6 +144,11 @@ static void kiw_test_send_wr(struct ib_rdma_wr *w, u64 id,
 	w->rkey = 0x4200 + id;
 }
 
+/*
+ * No posting before the connection exists, nor once a graceful close
+ * has begun (RFC 5041 section 6.2.1).
+ * Covers: DDP-ST-3
+ */
 static void kiw_post_send_idle_test(struct kunit *test)
 {
 	struct kiw_test_env *env = kiw_test_env(test, 8);
@@ -320,6 +325,7 @@ static const struct kiw_bad_wr_case kiw_bad_wr_cases[] = {
 	{ "atomic", IB_WR_ATOMIC_CMP_AND_SWP, 1, 8, 0, 0 },
 	{ "send_with_imm", IB_WR_SEND_WITH_IMM, 1, 8, 0, 0 },
 	{ "write_with_imm", IB_WR_RDMA_WRITE_WITH_IMM, 1, 8, 0, 0 },
+	/* Covers: DDP-SR-2 */
 	{ "over_4g", IB_WR_SEND, 2, 0x80000000u, 0x80000000u, 0 },
 	{ "inline_too_long", IB_WR_SEND, 2, 60, 21, IB_SEND_INLINE },
 	{ "ip_csum_flag", IB_WR_SEND, 1, 8, 0, IB_SEND_IP_CSUM },
@@ -359,6 +365,7 @@ static void kiw_post_send_bad_test(struct kunit *test)
  * On error every outstanding WR completes with a flush error in order, a
  * late completion of a flushed WR is ignored, and WRs posted afterwards
  * complete at once (ib_drain_qp depends on it).
+ * Covers: DDP-LLP-3
  */
 static void kiw_flush_test(struct kunit *test)
 {
@@ -589,6 +596,13 @@ static kiw_term_t kiw_test_write(struct kiw_test_env *env,
 	return term;
 }
 
+/*
+ * Fast registration sets an STag's validity, TO range, access rights and
+ * PD; remote and local invalidation revoke it, and from then on the peer's
+ * Writes are refused. (The association is by PD: kiw has no memory
+ * windows to bind an STag to one QP, DDP-SEC-2.)
+ * Covers: DDP-SEC-5, DDP-SEC-10
+ */
 static void kiw_fast_reg_test(struct kunit *test)
 {
 	struct kiw_test_env *env = kiw_test_env(test, 4);

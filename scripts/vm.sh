@@ -192,16 +192,21 @@ initrd=$("$KIW_TOP/scripts/initramfs.sh" "$modroot" "$release")
 # build/guest-bin/ (KIW_GUEST_BIN in the guest): the guest runs the host's
 # user space, so the same binaries work there, and compiling in the guest
 # under TCG took two minutes a tool on a loaded host. Rebuilt when the
-# source is newer; linked with the RDMA libraries the tools use.
+# source is newer; linked with the RDMA libraries the tools use. A
+# *_shim.c is a library to LD_PRELOAD, built as build/guest-bin/NAME.so.
 guest_bin=$KIW_TOP/build/guest-bin
 guest_tools() {
-	local src bin
+	local src bin how
 	mkdir -p "$guest_bin"
 	for src in "$KIW_TOP"/scripts/guest/*.c; do
 		[ -f "$src" ] || continue
 		bin=$guest_bin/$(basename "$src" .c)
+		how=(-lrdmacm -libverbs -lpthread)
+		case $src in *_shim.c)
+			bin=$bin.so how=(-shared -fPIC) ;;
+		esac
 		[ "$bin" -nt "$src" ] && continue
-		cc -O2 -Wall -o "$bin.tmp" "$src" -lrdmacm -libverbs -lpthread >"$log.tools" 2>&1 ||
+		cc -O2 -Wall -o "$bin.tmp" "$src" "${how[@]}" >"$log.tools" 2>&1 ||
 			{ cat "$log.tools" >&2; kiw_log "building $src failed"; return 1; }
 		mv "$bin.tmp" "$bin"
 	done

@@ -213,8 +213,10 @@ st_res_gone() {
 # no /proc/sysvipc) gets a shim (sysv_shm_shim.c) preloaded into fio.
 ST_FIO_PRELOAD=
 st_fio_preload() {
-	local so=/tmp/sysv_shm_shim.so
+	local so=${KIW_GUEST_BIN:-/nonexistent}/sysv_shm_shim.so
 	[ ! -d /proc/sysvipc ] || return 0
+	# Built on the host by scripts/vm.sh; compiled here only without it.
+	[ -f "$so" ] || so=/tmp/sysv_shm_shim.so
 	[ -f "$so" ] || cc -O2 -Wall -shared -fPIC -o "$so" \
 		"$KIW_TOP/scripts/guest/sysv_shm_shim.c" || return 1
 	ST_FIO_PRELOAD=$so

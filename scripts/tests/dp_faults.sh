@@ -134,6 +134,8 @@ check "veth-b down" ip -n b link set veth-b down
 kill -USR1 "$IWT_PING_PID"
 check "the consumer's connection ends, without a hang" \
 	wait_for 90 grep -q '^DONE case=ping' "$IWT_PING_OUT"
+# The link is gone: the pending work requests complete in error.
+# Covers: DDP-LLP-3
 check_output "it was closed and its receives flushed" \
 	'^DONE case=ping established=1 disconnected=1 .*wc_flush=[1-9]' \
 	cat "$IWT_PING_OUT"

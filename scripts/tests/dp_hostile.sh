@@ -91,14 +91,20 @@ check "a well-behaved kiw_a -> kiw_b connection is up" \
 diag "--- kiw as responder: CRC on, no markers (the defaults)"
 cat > /tmp/cases1 <<EOF
 # Covers: DDP-ERR-12, DDP-SEC-1, MPA-ERR-4
+# (the Write lands at its STag and TO, the Send in the receive WR)
+# Covers: DDP-CF-2
 good|valid Write, Send and Read, then a FIN|term=none end=fin rresp=ok fpdu_ok=1|established=1 disconnected=1 wc_err=none|good
 # Covers: DDP-ERR-7, DDP-SEC-7, DDP-ERR-13
+# Every case with $T and $C (this one first): kiw's Terminate goes out
+# before the FIN, the TCP connection then ends, and the valid Write the
+# peer sends right behind the bad FPDU never lands.
+# Covers: DDP-ST-2, DDP-LLP-8, DDP-LLP-10
 w_stag_key|Write, STag key wrong|term=1/1/0x00 hdrct=md echo=1 seglen=1 $T|$C async=ACCESS_ERR wc_ok=0 wc_flush=4 wc_err=none|w_stag_key
 # Covers: DDP-ERR-7
 w_stag_index|Write, STag index unknown|term=1/1/0x00 hdrct=md echo=1 seglen=1 $T|$C async=ACCESS_ERR wc_flush=4|w_stag_index
 # Covers: DDP-ERR-11, DDP-SEC-3, DDP-SEC-8
 w_foreign_pd|Write to another PD's region|term=1/1/0x02 hdrct=md echo=1 seglen=1 $T|$C async=ACCESS_ERR wc_flush=4|w_foreign_pd
-# Covers: DDP-ERR-8
+# Covers: DDP-ERR-8, DDP-SEC-10
 w_readonly|Write to a read-only region|term=0/1/0x02 hdrct=md echo=1 seglen=1 $T|$C async=ACCESS_ERR wc_flush=4|w_readonly
 w_noremote|Write to a local-only region|term=0/1/0x02 hdrct=md echo=1 seglen=1 $T|$C async=ACCESS_ERR wc_flush=4|w_noremote
 # Covers: DDP-ERR-9, DDP-SEC-9
@@ -142,6 +148,8 @@ seg_stag_change|Write, second segment with another STag|term=1/1/0x00 hdrct=md e
 seg_to_gap|Write, second segment at a TO with a gap|term=1/1/0x01 hdrct=md echo=1 seglen=1 $T|$C async=ACCESS_ERR wc_flush=4|seg_to_gap
 # Covers: DDP-CF-7
 ddp_v2_tagged|tagged segment with DDP version 2|term=1/1/0x04 hdrct=- $T|$C async=REQ_ERR wc_flush=4|ddp_v2_tagged
+# (DDP version 0 under RDMAP version 1: no mixing of versions)
+# Covers: MPA-IOP-4
 ddp_v0_untagged|untagged segment with DDP version 0|term=1/2/0x06 hdrct=- $T|$C async=REQ_ERR wc_flush=4|ddp_v0_untagged
 rdmap_v2|Send with RDMAP version 2|term=0/2/0x05 hdrct=md echo=1 seglen=1 $T|$C async=REQ_ERR|rdmap_v2
 rdmap_op9|tagged opcode 9|term=0/2/0x06 hdrct=md echo=1 seglen=1 $T|$C async=REQ_ERR|rdmap_op9
@@ -153,6 +161,8 @@ trunc_tagged|ULPDU of 10 octets, tagged|term=1/0/0x00 hdrct=- $T|$C async=FATAL 
 trunc_untagged|ULPDU of 17 octets, untagged|term=1/0/0x00 hdrct=- $T|$C async=FATAL|trunc_untagged
 ulpdu_zero|ULPDU_Length 0|term=1/0/0x00 hdrct=- $T|$C async=FATAL|ulpdu_zero
 # Covers: MPA-CRC-12, MPA-CRC-13, MPA-ERR-4, MPA-ERR-5
+# (reported with a Terminate, never dropped silently)
+# Covers: MPA-ERR-6
 bad_crc|Write with a bad CRC|term=2/0/0x02 hdrct=- $T|$C async=FATAL wc_ok=0 wc_flush=4|bad_crc
 # (IB_WC_FATAL_ERR reaches user space as IBV_WC_GENERAL_ERR: the siw ABI
 # libsiw speaks has no fatal status)
@@ -163,7 +173,7 @@ big_ulpdu|a 4014-octet ULPDU, beyond MULPDU: accepted|term=none end=fin fpdu_ok=
 pad_ff|PAD octets 0xff: ignored|term=none end=fin|established=1 disconnected=1 async=none|pad_ff
 # Covers: MPA-AL-3, MPA-FR-8, MPA-RX-4
 split|a Write and a Send, one octet per segment|term=none end=fin|established=1 disconnected=1 async=none wc_ok=1|split
-# Covers: MPA-TD-2, DDP-ST-4
+# Covers: MPA-TD-2, DDP-ST-4, DDP-LLP-9
 half_fin|half an FPDU, then a FIN|term=none end=fin|established=1 disconnected=1 async=none wc_ok=0 wc_flush=4|half_fin
 # A Terminate received closes abortively: no Terminate back, a RST
 peer_term|the peer terminates: no Terminate back, a RST|term=none end=rst|established=1 disconnected=1 async=ACCESS_ERR wc_ok=0 wc_flush=4|peer_term
