@@ -7,6 +7,9 @@
 #   cm_server NS ARGS...     start "cm_tool server ARGS" in NS, wait until it
 #                            listens; its output goes to $CM_SRV_OUT
 #   cm_server_wait           wait for it to end; its status in $CM_SRV_RC
+#   cm_server_end PID OUT S  a server whose peers are all done: give it S
+#                            seconds to print its RESULT, then kill it
+#                            (its deadline, -t, may then be generous)
 #   cm_client NS ARGS...     run "cm_tool client ARGS" in NS; output in
 #                            $CM_CLI_OUT, status in $CM_CLI_RC
 #   cm_get FILE KEY          a value of FILE's RESULT line
@@ -81,6 +84,17 @@ cm_server_wait() {
 	CM_SRV_PID=
 }
 
+# cm_server_end PID OUT SECONDS: a server's deadline (-t) counts from its
+# start and must cover a busy host; once its peers are done, it has
+# SECONDS to end on its own, or the test stops waiting for it.
+cm_server_end() {
+	local pid=$1 out=$2 rc=0
+	wait_for "$3" grep -q '^RESULT' "$out" ||
+		{ kill "$pid" 2>/dev/null; echo "# the server did not end" >> "$out"; }
+	wait "$pid" || rc=$?
+	return $rc
+}
+
 cm_client() {
 	local ns=$1
 	shift
@@ -91,18 +105,31 @@ cm_client() {
 		CM_CLI_RC=$?
 }
 
+# cm_result FILE: FILE's RESULT line into CM_RESULT (bash only: every
+# process started costs a fraction of a second under TCG, and the tests
+# look at hundreds of RESULT lines).
+cm_result() {
+	local line
+	CM_RESULT=
+	while IFS= read -r line; do
+		[[ $line == "RESULT "* ]] && CM_RESULT="$line "
+	done < "$1"
+	[ -n "$CM_RESULT" ]
+}
+
 cm_get() {
-	sed -n "s/^RESULT.* $2=\([0-9]*\).*/\1/p" "$1"
+	cm_result "$1" || return 0
+	[[ $CM_RESULT =~ \ $2=([0-9]*)\  ]] && echo "${BASH_REMATCH[1]}"
 }
 
 # cm_expect FILE k=v...: quiet on success; shows the file otherwise.
 cm_expect() {
 	local f=$1 kv k v got
 	shift
-	grep -q '^RESULT' "$f" || { cat "$f"; return 1; }
+	cm_result "$f" || { cat "$f"; return 1; }
 	for kv in "$@"; do
-		k=${kv%%=*} v=${kv#*=}
-		got=$(cm_get "$f" "$k")
+		k=${kv%%=*} v=${kv#*=} got=
+		[[ $CM_RESULT =~ \ $k=([0-9]*)\  ]] && got=${BASH_REMATCH[1]}
 		if [ "$got" != "$v" ]; then
 			echo "$k=$got, expected $v"
 			cat "$f"

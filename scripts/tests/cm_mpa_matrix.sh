@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# kiw-vm: kernel=debug timeout=900
+# kiw-vm: kernel=debug timeout=630
 #
 # cm_mpa_matrix: kiw to kiw, combinations of the per-device MPA settings
 # of the initiator (kiw_a) and the responder (kiw_b): CRC off, on or
@@ -26,6 +26,11 @@
 #    run that revision.
 # Then, at revision 2: peer-to-peer mode asked by the initiator settles
 # the zero-length Write RTR on both sides.
+# Guest time: 211 s on the debug kernel by default (2026-11-21, a shared
+# 2-core host with a load of 3 to 4; about 19 s a combination); the
+# timeout is three times that. KIW_LONG=1 (144 combinations, about
+# 2800 s) needs a timeout of its own: KIW_LONG=1 scripts/vm.sh --kernel
+# debug --script scripts/tests/cm_mpa_matrix.sh --timeout 5400.
 . "$KIW_TOP/scripts/guest/lib.sh"
 . "$KIW_TOP/scripts/guest/cm_lib.sh"
 
