@@ -10,8 +10,10 @@
 #
 # Usage: verbs_objects.py DEVICE
 import errno
+import os
 import sys
 import threading
+import traceback
 
 import pyverbs.enums as e
 from pyverbs.cq import CQ, CompChannel
@@ -290,18 +292,49 @@ def srq_count_checks(pd):
     s.close()
 
 
+def section(name, fn, *args):
+    """Run one group of checks; an exception fails the group, not the
+    script: the groups after it still run, and the log says what raised
+    (the traceback goes to stderr, which verbs_objects.sh shows)."""
+    try:
+        fn(*args)
+    except Exception as ex:  # pylint: disable=broad-except
+        traceback.print_exc()
+        check(f'{name}: no exception', False, f'{type(ex).__name__}: {ex}')
+
+
+def listing(path):
+    try:
+        return sorted(os.listdir(path))
+    except OSError as ex:
+        return f'({ex.strerror})'
+
+
+def open_device(name):
+    """The device, or None after a FAIL line saying what there is."""
+    try:
+        return Context(name=name)
+    except PyverbsError as ex:
+        check(f'open {name}', False,
+              f'{ex}; RDMA devices: {listing("/sys/class/infiniband")}, '
+              f'uverbs: {listing("/sys/class/infiniband_verbs")}')
+        return None
+
+
 def main():
-    ctx = Context(name=sys.argv[1])
-    device_checks(ctx)
+    ctx = open_device(sys.argv[1])
+    if ctx is None:
+        return 1
+    section('device and port', device_checks, ctx)
     pd = PD(ctx)
-    cq_checks(ctx)
+    section('CQs', cq_checks, ctx)
     cq = CQ(ctx, 64, None, None, 0)
-    qp_cap_checks(pd, cq)
+    section('QP caps', qp_cap_checks, pd, cq)
     cq.close()
-    qp_state_checks(ctx, pd)
-    mr_checks(pd)
-    srq_checks(pd, ctx)
-    srq_count_checks(pd)
+    section('QP states', qp_state_checks, ctx, pd)
+    section('MRs', mr_checks, pd)
+    section('SRQs', srq_checks, pd, ctx)
+    section('SRQ count', srq_count_checks, pd)
     pd.close()
     ctx.close()
     print('DONE', flush=True)
