@@ -42,6 +42,10 @@ check "dynamic debug: each connection's negotiation" sh -c \
 
 check "trace kiw_rx_run" rx_trace_on
 # Covers: DDP-TG-4, DDP-TG-7, DDP-SR-3, DDP-SR-5, DDP-DLV-3
+# Each Write case posts the Write, then a Send; the server checks the
+# Write's target only once the Send has arrived (sent, placed and
+# delivered in order):
+# Covers: DDP-ORD-1, DDP-CF-5, DDP-DLV-2, DDP-CF-2, DDP-LLP-4, DDP-SR-4
 verify "CRC on" -Z
 check "sk_data_ready took at most 64 KiB a call" rx_bounded
 diag "receive engine: $(cat $DP_RX_OUT)"
@@ -67,6 +71,8 @@ dp_mpa kiw_a markers 0
 dp_mpa kiw_b markers 0
 dp_mpa kiw_a crc off
 dp_mpa kiw_b crc off
+# The same cases, byte for byte, with CRC off: CRC is invisible to the ULP.
+# Covers: MPA-CRC-5
 verify "CRC off" $QUICK
 check_output "the connection ran without CRC" \
 	'full operation: initiator=0 rev=2 crc=0 tx_markers=0 rx_markers=0' dmesg -c
