@@ -179,10 +179,26 @@ fault_injection_off() {
 	done
 }
 
+# veths_off: the guest starts without a veth in the initial netns. A
+# script that made a pair there (storage_lib.sh's layouts) and left it
+# made the next script's kiw_hosts_up fail ("RTNETLINK answers: File
+# exists"), and with it everything that script checks: delete them (one
+# end takes its peer along), and say so.
+veths_off() {
+	local _ name
+	ip -o link show type veth | while read -r _ name _; do
+		name=${name%:}
+		name=${name%%@*}
+		ip link del "$name" 2>/dev/null &&
+			echo "# cleanup: a veth was left in the initial netns: $name (deleted)"
+	done
+}
+
 cleanup() {
 	local ok=0 ns
 	sweep || ok=1
 	fault_injection_off
+	veths_off
 	for ns in /run/netns/*; do
 		[ -e "$ns" ] || continue
 		ip netns delete "${ns##*/}" ||

@@ -11,8 +11,8 @@
 # abortively; every event exactly once. Listeners in the right netns (a
 # wildcard listen leaves other netns alone); the per-device MPA settings
 # in sysfs.
-# Guest time: 168 s on the debug kernel (2026-11-21, a shared 2-core host
-# with a load of 3 to 4); the timeout is three times that.
+# Guest time: 153 s on the debug kernel (2026-11-21, shared 2-core host;
+# 168 s with a load of 3 to 4); the timeout is three times the latter.
 . "$KIW_TOP/scripts/guest/lib.sh"
 . "$KIW_TOP/scripts/guest/cm_lib.sh"
 

@@ -23,9 +23,9 @@
 # event, DISCONNECTED). kiw's FPDUs follow the EMSS when the MTU changes
 # mid-connection; the responder sends nothing before the initiator's first
 # FPDU; peer-to-peer RTR as initiator and as responder.
-# Guest time: 313 s on the debug kernel (2026-11-21, a shared 2-core host
-# with a load of 2 to 3; 686 s with a load of 4); timeout=900 is about
-# three times the first.
+# Guest time: 313 s and 491 s on the debug kernel (2026-11-21, a shared
+# 2-core host with a load of 2 to 3; 686 s with a load of 4);
+# timeout=900 is about three times the first.
 . "$KIW_TOP/scripts/guest/lib.sh"
 . "$KIW_TOP/scripts/guest/cm_lib.sh"
 

@@ -26,9 +26,9 @@
 #    run that revision.
 # Then, at revision 2: peer-to-peer mode asked by the initiator settles
 # the zero-length Write RTR on both sides.
-# Guest time: 211 s on the debug kernel by default (2026-11-21, a shared
-# 2-core host with a load of 3 to 4; about 19 s a combination); the
-# timeout is three times that. KIW_LONG=1 (144 combinations, about
+# Guest time: 162 s on the debug kernel by default (2026-11-21, shared
+# 2-core host, 12 s a combination; 211 s with a load of 3 to 4); the
+# timeout is three times the latter. KIW_LONG=1 (144 combinations, about
 # 2800 s) needs a timeout of its own: KIW_LONG=1 scripts/vm.sh --kernel
 # debug --script scripts/tests/cm_mpa_matrix.sh --timeout 5400.
 . "$KIW_TOP/scripts/guest/lib.sh"
