@@ -216,7 +216,7 @@ E="end=fin rx_msgs=1 terms=1 after_term=0 crc_bad=0 mk_bad=0"
 #         Covers: MPA-IF-8, MPA-FR-1
 # odd:    Covers: MPA-FR-5, MPA-MK-2, MPA-MK-3, MPA-FR-8, MPA-RX-4
 # packed: Covers: MPA-AL-2, MPA-AL-3
-# crc:    Covers: MPA-CRC-12, MPA-CRC-13, MPA-ERR-1, MPA-ERR-4, MPA-ERR-5
+# crc:    Covers: MPA-CRC-12, MPA-CRC-13, MPA-ERR-1, MPA-ERR-4, MPA-ERR-5, MPA-ERR-6
 #         Covers: MPA-ERR-7
 # ptr:    Covers: MPA-ERR-2
 # len:    Covers: MPA-FR-7, MPA-SEC-4
@@ -236,7 +236,7 @@ fo_cases /tmp/fo1
 check "kiw_b: crc=off, no markers" sh -c 'echo off > /sys/class/infiniband/kiw_b/mpa/crc &&
 	echo 0 > /sys/class/infiniband/kiw_b/mpa/markers'
 # nocrc:  Covers: MPA-MCR-6, MPA-CRC-7, MPA-FR-6
-# mtu:    Covers: MPA-IF-2, MPA-SZ-4, MPA-SZ-5
+# mtu:    Covers: MPA-IF-2, MPA-SZ-4, MPA-SZ-5, DDP-LLP-1
 cat > /tmp/fo2 <<EOF
 nocrc|C=0 both ways: a CRC field of 0xdeadbeef is not checked|$M|$G msgs=2 data_ok=1|end=fin rx_msgs=2 terms=0|--size 601 --fo send+junk --fo recv --fo send+junk --fo recv
 mtu|MTU 1500 then 1000: kiw's FPDUs follow the EMSS (MULPDU 1442, then 942)|-D -m 3 -s 4000 -c s|$G msgs=3 data_ok=1|end=fin rx_msgs=3 terms=0 max_ulpdu=1442,942|--size 4000 --fo send --fo recv --fo mtu:b:veth-b:1000 --fo mtu:a:veth-a:1000 --fo send --fo recv --fo phase --fo send --fo recv
@@ -292,7 +292,7 @@ responder_cases /tmp/cases3
 # Covers: MPA-SU-15, MPA-SU-17, MPA-SU-10, MPA-RR-5, MPA-PD-3, MPA-TMO-2
 check "Initiator/Initiator: the client got CONNECT_ERROR" \
 	cm_expect /tmp/resp.initinit error=1 dup=0
-# Covers: MPA-SU-6, MPA-RR-2, MPA-CRC-2
+# Covers: MPA-SU-6, MPA-RR-2, MPA-CRC-2, MPA-SU-5
 check_output "kiw's Request: key, C=1, Rev 2, S, IRD/ORD 1/1" \
 	'^REQUEST .*frame=req m=0 c=1 r=0 s=1 res=0 rev=2 pd_len=4 ird=1 ord=1' \
 	peer_section /tmp/peer_resp.out initinit
@@ -312,7 +312,7 @@ check_output "kiw's Request carried 20 octets after the IRD/ORD word" \
 	'^REQUEST .* pd_len=24 .*pd_ok=1' peer_section /tmp/peer_resp.out good
 check "vanishing peer: the client still got its DISCONNECTED" \
 	cm_expect /tmp/resp.vanish established=1 disconnected=1 dup=0
-# Covers: MPA-SU-1
+# Covers: MPA-SU-1, DDP-ST-1
 check "an FPDU in the Reply's segment: the consumer got both messages" \
 	cm_expect /tmp/resp.glue established=1 data_ok=1 msgs=2 disconnected=1
 # Covers: MPA-CRC-12, MPA-ERR-1, MPA-ERR-5
