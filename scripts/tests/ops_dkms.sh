@@ -74,7 +74,7 @@ modinfo_params() {
 	echo "$out"
 	n=$(grep -c '^parm:' <<<"$out")
 	# Every parameter says what it does and what its default is.
-	[ "$n" = 5 ] && ! grep '^parm:' <<<"$out" | grep -v 'default'
+	[ "$n" = 6 ] && ! grep '^parm:' <<<"$out" | grep -v 'default'
 }
 
 host_and_device() {
@@ -116,7 +116,7 @@ check_output "modinfo kiw: version $VER" "^version: +$VER\$" modinfo kiw
 check_output "modinfo kiw: license" '^license: +Dual BSD/GPL$' modinfo kiw
 check_output "modinfo kiw: description" '^description: +kiw: iWARP' modinfo kiw
 check_output "modinfo kiw: author" '^author: +.+' modinfo kiw
-check "modinfo kiw: five parameters, each with its meaning and default" \
+check "modinfo kiw: six parameters, each with its meaning and default" \
 	modinfo_params
 check "modprobe kiw" modprobe kiw
 check_output "the kernel runs version $VER" "^$VER\$" cat /sys/module/kiw/version
