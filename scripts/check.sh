@@ -170,21 +170,24 @@ test_param() {
 
 # Planning the boots. Tests with the same needs (kernel, guest memory, and
 # siw on the stock kernel) share a boot: a batch of at most KIW_VM_BATCH
-# scripts (default 10; 1 boots once per test); batch=alone gets a boot of
+# scripts (default 12; 1 boots once per test); batch=alone gets a boot of
 # its own. A group gets at least KIW_VM_PARALLEL boots (default 1; .ci/run
 # sets 2, the CI machine's cores: each QEMU runs on one host thread), run
 # that many at a time, and its scripts are spread over them by their
 # expected time, longest first onto the least loaded boot. The expected
 # time of a test is its guest time in the last run here (build/logs/
-# vm-times), else a third of its timeout.
-KIW_VM_BATCH=${KIW_VM_BATCH:-10}
+# vm-times), else in scripts/vm-times.seed (a full run's, committed, so
+# that a clean clone such as CI's plans as well), else a third of its
+# timeout. Every debug boot costs ~45 s of boot and kmemleak scans: the
+# default batch gives CI's 22 debug scripts two boots, one per core.
+KIW_VM_BATCH=${KIW_VM_BATCH:-12}
 KIW_VM_PARALLEL=${KIW_VM_PARALLEL:-1}
 # With both KUnit and debug VM tests to run, the KUnit suites run as the
 # first script of a debug boot (scripts/guest/kunit.sh), which saves a boot
 # of the debug kernel and its kmemleak scans; make kunit boots for them
 # alone. KIW_KUNIT_ALONE=1: always alone.
 KUNIT_SCRIPT=$KIW_TOP/scripts/guest/kunit.sh KUNIT_IN_VM=0 KUNIT_BOOT=
-TIMES_FILE=$LOGS/vm-times
+TIMES_FILE=$LOGS/vm-times TIMES_SEED=$KIW_TOP/scripts/vm-times.seed
 BATCH_KEYS=() BATCH_TESTS=() NEED_STOCK=0 NEED_DEBUG=0
 
 # expected NAME TIMEOUT: the expected guest seconds of a test.
@@ -203,12 +206,15 @@ test_timeout() {
 }
 
 plan_batches() {
-	local t kernel mem siw key name keys=() n boots i best tests w par par_stock
+	local t kernel mem siw key name keys=() n boots i best tests w f par par_stock
 	local -A group=()
 	BATCH_KEYS=() BATCH_TESTS=()
-	if [ -f "$TIMES_FILE" ]; then
-		while read -r w name; do LAST_TIME[$name]=$w; done < "$TIMES_FILE"
-	fi
+	for f in "$TIMES_SEED" "$TIMES_FILE"; do
+		[ -f "$f" ] || continue
+		while read -r w name; do
+			[[ $w == \#* ]] || LAST_TIME[$name]=$w
+		done < "$f"
+	done
 	for t in "${TESTS[@]}"; do
 		[ -f "$t" ] || { fail "vm: no such test: ${t#"$KIW_TOP"/}"; continue; }
 		kernel=$(test_param "$t" kernel)
