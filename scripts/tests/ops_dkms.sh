@@ -93,7 +93,7 @@ ops_cleanup() {
 }
 trap 'rc=$?; ops_cleanup; (exit $rc); _kiw_tap_exit' EXIT
 
-tap_plan 17
+tap_plan 18
 
 check "the module tree cut down to the RDMA stack and veth; no kiw in it" \
 	trim_modules
@@ -119,6 +119,10 @@ check_output "modinfo kiw: author" '^author: +.+' modinfo kiw
 check "modinfo kiw: six parameters, each with its meaning and default" \
 	modinfo_params
 check "modprobe kiw" modprobe kiw
+P=/sys/module/kiw/parameters/rx_softirq_budget
+check "rx_softirq_budget: 262145 refused, 262144 and 0 taken, back to 65536" \
+	sh -c "! echo 262145 2>/dev/null > $P && [ \$(cat $P) = 65536 ] &&
+	       echo 262144 > $P && echo 0 > $P && echo 65536 > $P"
 check_output "the kernel runs version $VER" "^$VER\$" cat /sys/module/kiw/version
 check "two hosts; rdma link add kiw_a on veth-a" host_and_device
 check_output "ibv_devinfo -d kiw_a: PORT_ACTIVE" 'state:[[:space:]]+PORT_ACTIVE' \

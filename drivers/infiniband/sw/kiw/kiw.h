@@ -133,6 +133,8 @@ int kiw_crc_policy_parse(const char *s, enum kiw_crc_policy *policy);
 const char *kiw_crc_policy_name(enum kiw_crc_policy policy);
 int kiw_cfg_check_rev(unsigned int rev);
 int kiw_cfg_check_timeout(unsigned int ms);
+int kiw_cfg_check_rx_budget(unsigned int octets);
+extern unsigned int kiw_param_rx_softirq_budget;
 void kiw_cfg_snapshot(struct kiw_mpa_cfg *cfg);
 void kiw_dev_mpa_cfg(struct kiw_device *kdev, struct kiw_mpa_cfg *cfg);
 extern const struct attribute_group kiw_mpa_attr_group;

@@ -18,6 +18,7 @@
 #include <kunit/visibility.h>
 
 #include "kiw.h"
+#include "kiw_rx.h"
 
 #define KIW_TIMEOUT_MIN_MS 100
 #define KIW_TIMEOUT_MAX_MS 600000
@@ -62,11 +63,20 @@ int kiw_cfg_check_timeout(unsigned int ms)
 }
 EXPORT_SYMBOL_IF_KUNIT(kiw_cfg_check_timeout);
 
+/* What one sk_data_ready call may take (kiw_rx.h); 0: always defer. */
+int kiw_cfg_check_rx_budget(unsigned int octets)
+{
+	return octets <= KIW_RX_BUDGET ? 0 : -EINVAL;
+}
+EXPORT_SYMBOL_IF_KUNIT(kiw_cfg_check_rx_budget);
+
 static int kiw_param_crc = KIW_CRC_ON;
 static bool kiw_param_markers;
 static unsigned int kiw_param_mpa_rev = 2;
 static bool kiw_param_p2p;
 static unsigned int kiw_param_mpa_timeout_ms = 5000;
+/* Read by kiw_rx.c on every sk_data_ready; set only through its check. */
+unsigned int kiw_param_rx_softirq_budget = KIW_RX_BH_BUDGET;
 
 static int kiw_crc_param_set(const char *val, const struct kernel_param *kp)
 {
@@ -119,6 +129,13 @@ static int kiw_timeout_param_set(const char *val,
 				  "must be 100 to 600000 ms");
 }
 
+static int kiw_rx_budget_param_set(const char *val,
+				   const struct kernel_param *kp)
+{
+	return kiw_uint_param_set(val, kp, kiw_cfg_check_rx_budget,
+				  "must be 0 to 262144 octets");
+}
+
 static const struct kernel_param_ops kiw_rev_param_ops = {
 	.set = kiw_rev_param_set,
 	.get = param_get_uint,
@@ -149,6 +166,20 @@ module_param_cb(mpa_timeout_ms, &kiw_timeout_param_ops,
 		&kiw_param_mpa_timeout_ms, 0644);
 MODULE_PARM_DESC(mpa_timeout_ms,
 		 "Time allowed for the whole MPA Request/Reply exchange, and for a graceful close, in ms (100-600000, default 5000). Per device: mpa/timeout_ms");
+
+static const struct kernel_param_ops kiw_rx_budget_param_ops = {
+	.set = kiw_rx_budget_param_set,
+	.get = param_get_uint,
+};
+
+/*
+ * Not an MPA setting: what one receive callback (softirq) processes before
+ * it leaves the rest to process context, as netdev_budget for NAPI.
+ */
+module_param_cb(rx_softirq_budget, &kiw_rx_budget_param_ops,
+		&kiw_param_rx_softirq_budget, 0644);
+MODULE_PARM_DESC(rx_softirq_budget,
+		 "Octets one sk_data_ready call processes before it defers the rest to process context (default 65536, at most 262144; 0: always defer)");
 
 /* The settings a new device starts from. */
 void kiw_cfg_snapshot(struct kiw_mpa_cfg *cfg)

@@ -466,22 +466,14 @@ int kiw_rx_run(struct kiw_qp *qp, struct sock *sk, size_t budget)
 	return desc.count ? 0 : -EAGAIN;
 }
 
-/*
- * What one sk_data_ready call takes, as netdev_budget for NAPI: less
- * softirq time per call against more hand-overs to process context.
- */
-static unsigned int kiw_rx_softirq_budget = KIW_RX_BH_BUDGET;
-module_param_named(rx_softirq_budget, kiw_rx_softirq_budget, uint, 0644);
-MODULE_PARM_DESC(rx_softirq_budget,
-		 "Octets one sk_data_ready call processes before it defers the rest to process context (default 65536, at most 262144; 0: always defer)");
-
 /**
  * kiw_rx_data_ready - the share of sk_data_ready in the receive work
  * @qp: the attached QP
  * @sk: its socket, locked by the caller (bh_lock_sock in softirq, or
  *	owned by the task that releases it)
  *
- * Takes at most rx_softirq_budget octets (KIW_RX_BH_BUDGET unless set)
+ * Takes at most rx_softirq_budget octets (kiw_cfg.c: KIW_RX_BH_BUDGET
+ * unless set, never above KIW_RX_BUDGET)
  * and leaves the rest to the receive work; takes nothing while that work
  * is queued, which then takes what arrived meanwhile, in order.
  *
@@ -490,8 +482,7 @@ MODULE_PARM_DESC(rx_softirq_budget,
 void kiw_rx_data_ready(struct kiw_qp *qp, struct sock *sk)
 {
 	struct kiw_rx *rx = &qp->rx;
-	size_t budget = min_t(unsigned int, READ_ONCE(kiw_rx_softirq_budget),
-			      KIW_RX_BUDGET);
+	size_t budget = READ_ONCE(kiw_param_rx_softirq_budget);
 
 	if (work_pending(&rx->work))
 		return;
