@@ -62,10 +62,41 @@ ST_FIO_LOG=/tmp/st_fio.log
 # Results for the closing summary: one "name: numbers" line each.
 ST_RESULTS=()
 
+ST_MB= ST_BASELINE=0
+
+# st_args ARGS...: a storage test's arguments (scripts/vm.sh --script FILE
+# -- ARGS), for measurements beyond what make check runs:
+#   long      the long variant, as KIW_LONG=1
+#   baseline  also siw to siw, the baseline kiw is compared with
+#   mb=N      N MiB for every fio run that moves data between the hosts
+# e.g. scripts/vm.sh --kernel stock --with-siw --mem 2048 \
+#        --script scripts/tests/storage_nvme.sh --timeout 3600 -- baseline mb=64
+st_args() {
+	local a
+	for a in "$@"; do
+		case "$a" in
+		long) KIW_LONG=1 ;;
+		baseline) ST_BASELINE=1 ;;
+		mb=[1-9]*) ST_MB=${a#mb=} ;;
+		*) echo "storage test: unknown argument $a" >&2; exit 2 ;;
+		esac
+	done
+}
+
 st_long() { [ "${KIW_LONG:-0}" = 1 ]; }
 
+# st_baseline: run siw to siw too (KIW_LONG=1 or "baseline").
+st_baseline() { st_long || [ "$ST_BASELINE" = 1 ]; }
+
+# st_size_mb DEFAULT LONG: the size of a data run ("mb=N" overrides both).
 st_size_mb() {
-	if st_long; then echo "$2"; else echo "$1"; fi
+	if [ -n "$ST_MB" ]; then
+		echo "$ST_MB"
+	elif st_long; then
+		echo "$2"
+	else
+		echo "$1"
+	fi
 }
 
 # The netns a side's commands run in ("" is the initial netns). Layout

@@ -36,7 +36,7 @@
 # and a load of 3 to 4.
 . "$KIW_TOP/scripts/guest/lib.sh"
 . "$KIW_TOP/scripts/guest/storage_lib.sh"
-[ "${1:-}" != long ] || KIW_LONG=1
+st_args "$@"
 
 MB=$(st_size_mb 8 64)
 MB_CUT=$(st_size_mb 16 128)

@@ -19,13 +19,15 @@
 # kiw_b, and the pairs with siw (which would be siw to siw) are skipped.
 #
 # Data: 16 MiB kiw to kiw, 8 MiB each way with siw; KIW_LONG=1: 256 MiB
-# each, and siw to siw as the baseline.
+# each, and siw to siw as the baseline
+# (arguments "baseline" and "mb=N" ask for the baseline and a size: see
+# st_args in storage_lib.sh).
 #
 # Guest time: 114 s on the debug kernel (kiw to kiw only: see above; make
 # vmtest T=storage_iser, shared 2-core host, 2026-11-21).
 . "$KIW_TOP/scripts/guest/lib.sh"
 . "$KIW_TOP/scripts/guest/storage_lib.sh"
-[ "${1:-}" != long ] || KIW_LONG=1
+st_args "$@"
 
 MB=$(st_size_mb 16 256)
 MB_SIW=$(st_size_mb 8 256)
@@ -81,7 +83,7 @@ if st_same_dev; then
 else
 	iser_pair kiw siw "$MB_SIW"
 	iser_pair siw kiw "$MB_SIW"
-	if st_long; then
+	if st_baseline; then
 		iser_pair siw siw "$MB"
 	fi
 fi

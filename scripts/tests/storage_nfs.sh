@@ -14,14 +14,16 @@
 # client in the initial netns, where siw can connect as a client too.
 #
 # Data: 16 MiB per NFS version kiw to kiw, 8 MiB each way with siw;
-# KIW_LONG=1: 256 MiB each, and siw to siw as the baseline.
+# KIW_LONG=1: 256 MiB each, and siw to siw as the baseline
+# (arguments "baseline" and "mb=N" ask for the baseline and a size: see
+# st_args in storage_lib.sh).
 #
 # Guest time: 376 s on the debug kernel (make vmtest T=storage_nfs, host
 # load 3 on 2 cores, 2026-11-21); 457 s with twice the data. Much of it is
 # fio from siw to kiw (165-191 KiB/s, against 0.7-2 MiB/s kiw to kiw).
 . "$KIW_TOP/scripts/guest/lib.sh"
 . "$KIW_TOP/scripts/guest/storage_lib.sh"
-[ "${1:-}" != long ] || KIW_LONG=1
+st_args "$@"
 
 MB=$(st_size_mb 16 256)
 MB_SIW=$(st_size_mb 8 256)
@@ -74,7 +76,7 @@ check_output "nfsd offers NFSv3 and NFSv4.2" '\+3 .*\+4\.2' \
 nfs_pair kiw kiw 3 "$MB" 4.2 "$MB"
 nfs_pair kiw siw 4.2 "$MB_SIW"
 nfs_pair siw kiw 4.2 "$MB_SIW"
-if st_long; then
+if st_baseline; then
 	nfs_pair siw siw 3 "$MB" 4.2 "$MB"
 fi
 

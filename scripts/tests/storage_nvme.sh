@@ -16,14 +16,16 @@
 # connect -w binds the source) to kiw_b.
 #
 # Data: 16 MiB kiw to kiw, 8 MiB each way with siw; KIW_LONG=1: 256 MiB
-# each, and siw to siw as the baseline.
+# each, and siw to siw as the baseline
+# (arguments "baseline" and "mb=N" ask for the baseline and a size: see
+# st_args in storage_lib.sh).
 #
 # Guest time: 255 s on the debug kernel (make vmtest T=storage_nvme, shared
 # 2-core host, 2026-11-21); most of it is fio from siw to kiw (150-350
 # KiB/s, against 3 MiB/s kiw to kiw).
 . "$KIW_TOP/scripts/guest/lib.sh"
 . "$KIW_TOP/scripts/guest/storage_lib.sh"
-[ "${1:-}" != long ] || KIW_LONG=1
+st_args "$@"
 
 MB=$(st_size_mb 16 256)
 MB_SIW=$(st_size_mb 8 256)
@@ -64,7 +66,7 @@ check "nvmet: subsystem $ST_NQN, namespace 1 on /dev/ram0" st_nvmet_up /dev/ram0
 nvme_pair kiw kiw "$MB"
 nvme_pair kiw siw "$MB_SIW"
 nvme_pair siw kiw "$MB_SIW"
-if st_long; then
+if st_baseline; then
 	nvme_pair siw siw "$MB"
 fi
 
