@@ -229,7 +229,7 @@ job=$(mktemp "$KIW_CACHE/run/$name.XXXXXX")
 	printf 'exec bash %q' "$KIW_TOP/scripts/guest/run.sh"
 	for i in "${!scripts[@]}"; do printf ' %q %q' "${timeouts[$i]}" "${scripts[$i]}"; done
 	printf ' --'
-	printf ' %q' "$@"
+	[ $# = 0 ] || printf ' %q' "$@"
 	echo
 } > "$job"
 # The guest's watchdog: every script's limit, plus a minute each for the
