@@ -191,6 +191,38 @@ dp_verify_build() {
 		-lrdmacm -libverbs
 }
 
+# kiw with Linux siw (dp_siw, dp_tools_siw): kiw_a in netns a, siw_b in
+# netns b. dp_kiw_serves and dp_siw_serves point pt_run and dp_rping at
+# the server and the client.
+dp_siw_up() {
+	check "two hosts: netns a and b joined by veth" kiw_hosts_up
+	check "modprobe kiw and siw" sh -c 'modprobe ib_uverbs &&
+		modprobe rdma_ucm && modprobe kiw && modprobe siw'
+	check "kiw_a on veth-a, siw_b on veth-b" sh -c '
+		ip netns exec a rdma link add kiw_a type kiw netdev veth-a &&
+		ip netns exec b rdma link add siw_b type siw netdev veth-b'
+}
+dp_kiw_serves() { PT_SDEV=kiw_a PT_SNS=a PT_CDEV=siw_b PT_CNS=b PT_SADDR=$A4; }
+dp_siw_serves() { PT_SDEV=siw_b PT_SNS=b PT_CDEV=kiw_a PT_CNS=a PT_SADDR=$B4; }
+
+# dp_rping SIZE COUNT: rping with validation on both sides, the server on
+# PT_SNS at PT_SADDR, the client on PT_CNS (kiw_a serves kiw_b unless the
+# test moves PT_*).
+dp_rping() {
+	dp_pair "$PT_SNS" "$PT_CNS" 7174 rping -s -a "$PT_SADDR" -S "$1" \
+		-C "$2" -V -- rping -c -a "$PT_SADDR" -S "$1" -C "$2" -V
+}
+
+# dp_attach_all WANT: every connection since the last "dmesg -C" (kiw's
+# dynamic debug "attach:" line for each, which the test turns on) was set
+# up as WANT says.
+dp_attach_all() {
+	local lines
+	lines=$(dmesg | grep -E 'kiw_[ab]: QP [0-9]+: attach:')
+	[ -n "$lines" ] || { echo "no connection"; return 1; }
+	! grep -v -- "$1" <<<"$lines"
+}
+
 dp_mpa() {
 	echo "$3" > "/sys/class/infiniband/$1/mpa/$2"
 }

@@ -41,36 +41,21 @@
 
 long() { [ "${KIW_LONG:-0}" = 1 ]; }
 
-# server kiw_a in netns a, client siw_b in netns b
-kiw_serves() { PT_SDEV=kiw_a PT_SNS=a PT_CDEV=siw_b PT_CNS=b PT_SADDR=$A4; }
-# server siw_b in netns b, client kiw_a in netns a
-siw_serves() { PT_SDEV=siw_b PT_SNS=b PT_CDEV=kiw_a PT_CNS=a PT_SADDR=$B4; }
-
-rping_ok() {
-	dp_pair "$PT_SNS" "$PT_CNS" 7174 rping -s -a "$PT_SADDR" -S "$1" \
-		-C "$2" -V -- rping -c -a "$PT_SADDR" -S "$1" -C "$2" -V
-}
-
 verify() {
 	dp_pair "$PT_SNS" "$PT_CNS" 7300 \
 		"$DP_VERIFY" server -b "$PT_SADDR" -p 7300 -- \
 		"$DP_VERIFY" client -a "$PT_SADDR" -p 7300 "$@"
 }
 
-check "two hosts: netns a and b joined by veth" kiw_hosts_up
-check "modprobe kiw and siw" sh -c 'modprobe ib_uverbs && modprobe rdma_ucm &&
-	modprobe kiw && modprobe siw'
-check "kiw_a on veth-a, siw_b on veth-b" sh -c '
-	ip netns exec a rdma link add kiw_a type kiw netdev veth-a &&
-	ip netns exec b rdma link add siw_b type siw netdev veth-b'
+dp_siw_up
 check "dp_verify builds" dp_verify_build
 # perftest registers its buffers between the request and the accept.
 dp_mpa kiw_a timeout_ms 60000
 
 echo 0 > /sys/module/kiw/parameters/rx_softirq_budget
 check "trace kiw_rx_run, sk_data_ready's budget 0" rx_trace_on
-kiw_serves
-check "rping -S 65000 -C 5 -V, kiw serves" rping_ok 65000 5
+dp_kiw_serves
+check "rping -S 65000 -C 5 -V, kiw serves" dp_rping 65000 5
 # Writes and Sends from siw into kiw, Reads of kiw's memory by siw.
 check "dp_verify -Q -Z, kiw serves: every case correct" verify -Q -Z
 diag "$(grep '^RESULT' "$DP_CLI_OUT")"
@@ -79,8 +64,8 @@ diag "receive engine: $(cat $DP_RX_OUT)"
 echo 65536 > /sys/module/kiw/parameters/rx_softirq_budget
 
 check "trace kiw_rx_run" rx_trace_on
-siw_serves
-check "rping -S 65000 -C 5 -V, siw serves" rping_ok 65000 5
+dp_siw_serves
+check "rping -S 65000 -C 5 -V, siw serves" dp_rping 65000 5
 # Read Responses from siw into kiw, Writes and Sends from kiw into siw.
 check "dp_verify -Q -E, siw serves: every case correct" verify -Q -E
 diag "$(grep '^RESULT' "$DP_CLI_OUT")"

@@ -25,21 +25,6 @@
 
 long() { [ "${KIW_LONG:-0}" = 1 ]; }
 
-# attach_all WANT: every connection since the last "dmesg -C" (kiw's
-# dynamic debug line for each) was set up as WANT says.
-attach_all() {
-	local lines
-	lines=$(dmesg | grep -E 'kiw_[ab]: QP [0-9]+: attach:')
-	[ -n "$lines" ] || { echo "no connection"; return 1; }
-	! grep -v -- "$1" <<<"$lines"
-}
-
-# rping_ok SIZE COUNT: server in a, client in b, both validating.
-rping_ok() {
-	dp_pair a b 7174 rping -s -a $A4 -S "$1" -C "$2" -V -- \
-		rping -c -a $A4 -S "$1" -C "$2" -V
-}
-
 # The debug kernel moves data slowly (KASAN, lockdep, emulated CPUs):
 # few iterations, enough to cross every path; KIW_LONG=1 for real runs.
 N=20
@@ -58,8 +43,8 @@ check "dynamic debug: each connection's settings" sh -c \
 	"echo 'module kiw format \"attach:\" +p' > /proc/dynamic_debug/control"
 dmesg -C
 
-check "rping -S 64 -C $N -V" rping_ok 64 $N
-check "rping -S 65000 -C $((N / 4)) -V" rping_ok 65000 $((N / 4))
+check "rping -S 64 -C $N -V" dp_rping 64 $N
+check "rping -S 65000 -C $((N / 4)) -V" dp_rping 65000 $((N / 4))
 check "ucmatose: 8 connections, 4 messages each way on each" \
 	dp_pair a b 7471 ucmatose -c 8 -C 4 -- ucmatose -s $A4 -c 8 -C 4
 RS="-S 4096 -C $N"
@@ -82,16 +67,16 @@ if long; then
 	check "ib_read_lat -R -s 8 -n $N" pt_lat ib_read_lat $N -s 8
 fi
 check "every connection so far ran with CRC, without markers" \
-	attach_all 'crc 1 markers tx 0 rx 0'
+	dp_attach_all 'crc 1 markers tx 0 rx 0'
 
 dmesg -C
 dp_mpa kiw_a markers 1
 dp_mpa kiw_b markers 1
-check "rping -S 65000 -C $((N / 4)) -V, markers" rping_ok 65000 $((N / 4))
+check "rping -S 65000 -C $((N / 4)) -V, markers" dp_rping 65000 $((N / 4))
 check "ib_send_bw -R -s 65536 -n $N, markers" pt_bw ib_send_bw $N -s 65536
 diag "ib_send_bw: $(pt_bw_avg) MB/s average"
 check "every connection since ran with markers both ways, and CRC" \
-	attach_all 'crc 1 markers tx 1 rx 1'
+	dp_attach_all 'crc 1 markers tx 1 rx 1'
 
 check "rdma link delete kiw_a, kiw_b; rmmod kiw" sh -c \
 	'rdma link delete kiw_a && rdma link delete kiw_b && rmmod kiw'
