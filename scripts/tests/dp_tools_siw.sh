@@ -1,0 +1,105 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# kiw-vm: kernel=stock timeout=900 siw=yes
+#
+# dp_tools_siw: the RDMA user-space tools between kiw and Linux siw, on
+# Debian's stock kernel (fast enough for the full counts): rping -C 1000
+# -V at 64 B, 4 KiB and 16 KiB with each side serving; perftest (-R) with
+# siw serving: the three bandwidth tools at 1 B and 1 MiB and with four
+# QPs, the three latency tools; ucmatose with 8 connections and riostream
+# with data verification, siw serving (rstream only with KIW_LONG=1: see
+# below). kiw asks for CRC (its default) and siw honours it; then the
+# bandwidth tools at 64 KiB once more with CRC off on both sides
+# (KIW_LONG=1: all of them). Checks assert that every run completes with
+# its data verified (rping -V, riostream -T v) or with the iterations
+# asked for (perftest), never how fast: that is `make bench`.
+#
+# What is not run, and why (see dp_siw.sh for the details):
+#  - markers: siw refuses them both ways (it rejects a Request with M and
+#    fails a Reply with M); kiw's markers are tested kiw to kiw (dp_tools,
+#    dp_perf, dp_verify, cm_mpa_matrix).
+#  - perftest with kiw serving siw: perftest listens on the wildcard
+#    address, and siw's part of that listen fails for a device in another
+#    netns, failing the whole listen. rping and dp_verify (dp_siw.sh) cover
+#    kiw as the target of siw's Reads and Writes.
+#  - ucmatose and the latency tools whose server speaks first, with kiw
+#    serving siw: a kiw responder sends nothing before the initiator's
+#    first FPDU (RFC 5044 7.1.2 (4)) and siw never asks for peer-to-peer
+#    mode, so both sides wait, as the RFC has it.
+#  - rstream with siw serving, by default: in one of two runs (stock
+#    kernel, load 6, 2026-11-21) the kiw client spun for the full
+#    600 s after siw's server had finished all 1000 transfers and exited
+#    with status 0; the other run passed in 12 s. Not understood yet (an
+#    open bug of issue 4); KIW_LONG=1 runs it.
+# Guest time: about 200 s on the stock kernel (make vmtest, shared 2-core
+# host with a load of 4 to 6, 2026-11-21).
+. "$KIW_TOP/scripts/guest/lib.sh"
+. "$KIW_TOP/scripts/guest/dp_lib.sh"
+
+N=1000
+[ "${KIW_LONG:-0}" = 1 ] && N=5000
+
+# bw_suite WHAT: the bandwidth tools, siw serving.
+bw_suite() {
+	local tool size n
+	for tool in ib_write_bw ib_read_bw ib_send_bw; do
+		for size in 1 1048576; do
+			n=200
+			[ "$size" = 1048576 ] && n=20
+			check "$tool -R -s $size -n $n, siw serves ($1)" \
+				pt_bw $tool $n -s "$size"
+		done
+		check "$tool -R -q 4 -s 65536 -n 50, siw serves ($1)" \
+			pt_bw $tool 50 -q 4 -s 65536
+	done
+}
+
+dp_siw_up
+# perftest registers its buffers between the request and the accept.
+dp_mpa kiw_a timeout_ms 60000
+check "dynamic debug: each connection's settings" sh -c \
+	"echo 'module kiw format \"attach:\" +p' > /proc/dynamic_debug/control"
+dmesg -C
+
+dp_kiw_serves
+for size in 64 4096 16384; do
+	check "rping -S $size -C $N -V, kiw serves" dp_rping $size $N
+done
+dp_siw_serves
+for size in 64 4096 16384; do
+	check "rping -S $size -C $N -V, siw serves" dp_rping $size $N
+done
+
+bw_suite CRC
+for tool in ib_send_lat ib_write_lat ib_read_lat; do
+	check "$tool -R -s 8 -n 200, siw serves" pt_lat $tool 200 -s 8
+done
+check "ucmatose: 8 connections, 4 messages each way, siw serves" \
+	dp_pair b a 7471 ucmatose -b $B4 -c 8 -C 4 -- ucmatose -s $B4 -c 8 -C 4
+if [ "${KIW_LONG:-0}" = 1 ]; then
+	check "rstream -S 4096 -C $N, data verified, siw serves" \
+		dp_pair b a 7471 rstream -b $B4 -T v -S 4096 -C $N -- \
+		rstream -s $B4 -T v -S 4096 -C $N
+fi
+check "riostream -S 4096 -C $N, data verified, siw serves" \
+	dp_pair b a 7471 riostream -b $B4 -T v -S 4096 -C $N -- \
+	riostream -s $B4 -T v -S 4096 -C $N
+check "every connection so far ran with CRC, without markers" \
+	dp_attach_all 'crc 1 markers tx 0 rx 0'
+
+dmesg -C
+dp_mpa kiw_a crc off
+if [ "${KIW_LONG:-0}" = 1 ]; then
+	bw_suite "no CRC"
+else
+	for tool in ib_write_bw ib_read_bw ib_send_bw; do
+		check "$tool -R -s 65536 -n 50, siw serves (no CRC)" \
+			pt_bw $tool 50 -s 65536
+	done
+fi
+check "every connection since ran without CRC" \
+	dp_attach_all 'crc 0 markers tx 0 rx 0'
+
+check "rdma link delete, rmmod kiw" sh -c 'rdma link delete kiw_a &&
+	rdma link delete siw_b && rmmod kiw'
+tap_done
