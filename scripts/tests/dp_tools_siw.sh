@@ -31,7 +31,7 @@
 #    600 s after siw's server had finished all 1000 transfers and exited
 #    with status 0; the other run passed in 12 s. Not understood yet (an
 #    open bug of issue 4); KIW_LONG=1 runs it.
-# Guest time: about 200 s on the stock kernel (make vmtest, shared 2-core
+# Guest time: 188 s on the stock kernel (make vmtest, shared 2-core
 # host with a load of 4 to 6, 2026-11-21).
 . "$KIW_TOP/scripts/guest/lib.sh"
 . "$KIW_TOP/scripts/guest/dp_lib.sh"
