@@ -687,9 +687,12 @@ static void run(struct rdma_event_channel *ch, int target)
 			poll_data(conns[i]);
 		poll_async();
 		reap();
-		/* Once all are done, stay a moment to catch duplicates. */
+		/*
+		 * Once all are done, stay a moment to catch duplicates; in
+		 * rounds (-R), later rounds and the RESULT line catch them.
+		 */
 		if (finished >= target && !linger)
-			linger = now() + 0.5;
+			linger = now() + (opt.rounds ? 0.1 : 0.5);
 		if (linger && now() > linger)
 			break;
 		if (poll(&pfd, 1, 10) <= 0)
