@@ -41,10 +41,10 @@
 # Then, at revision 2: peer-to-peer mode asked by the initiator settles
 # the zero-length Write RTR on both sides. KIW_LONG=1 runs the 144 again
 # over IPv6.
-# Guest time: 348 s on the debug kernel (2026-11-21, shared 2-core host
-# with a load of 5; in the same conditions the old covering subset of 9
-# combinations took 216 s, and 126 s in a full make check); the timeout is
-# about three times a make check's share. KIW_LONG=1: 571 s with a load
+# Guest time: 222 s on the debug kernel (2026-11-21, shared 2-core host,
+# load 3.5 to 4.5; 348 s with a load of 5, when the old covering subset of
+# 9 combinations took 216 s, 126 s in a full make check); the timeout,
+# 900 s, is about three times the latter. KIW_LONG=1: 571 s with a load
 # of 6 to 7, beyond the timeout: KIW_LONG=1 scripts/vm.sh --kernel debug
 # --script scripts/tests/cm_mpa_matrix.sh --timeout 1800.
 . "$KIW_TOP/scripts/guest/lib.sh"
