@@ -64,7 +64,7 @@ for ((s = 1; s < SLOTS; s++)); do
 	DA+=("kiw_a$s") DB+=("kiw_b$s") B4S+=("10.78.$s.2") B6S+=("fd78:$s::2")
 done
 
-# slots_up: the veth pairs and devices of slots 1.. (slot 0 is cm_setup's),
+# slots_up: the veth pairs of slots 1.. (slot 0 is cm_setup's), addressed, up,
 # in one batch per ip: every process started costs under TCG.
 slots_up() {
 	local s links='' a='' b=''
