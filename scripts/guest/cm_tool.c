@@ -15,6 +15,13 @@
  *          disconnected=<n> requests=<n> pd_bad=<n> dup=<n> data_ok=<n>
  *          data_fail=<n> msgs=<n> async=<n>
  *   LISTENING                   (server, once it listens)
+ *   CONN <conn> addr=<a> established=<n> rejected=<n> unreachable=<n>
+ *        error=<n> disconnected=<n> pd_bad=<n> dup=<n> data_ok=<n>
+ *        data_fail=<n> msgs=<n>
+ *                               (-v: one per connection, at the end, or
+ *                               for a server as soon as it ends; addr is
+ *                               the client's peer, the server's local
+ *                               address: it tells which device it used)
  *
  * Private data of n octets is octet i = (i * 7 + seed) & 0xff, seed 1 for
  * the Request, 2 for an accepting Reply, 3 for a reject: each side checks
@@ -35,13 +42,20 @@
  *   cm_tool server -b ADDR -p PORT [-n CONNS] [-r] [-d PDLEN] [-B BACKLOG]
  *                  [-D [-m MSGS] [-s SIZE] [-e]] [-c client|server|destroy]
  *                  [-t SECONDS]
- *   cm_tool client -a ADDR -p PORT [-n CONNS] [-d PDLEN] [-D [-m MSGS]
- *                  [-s SIZE]] [-c client|server|destroy] [-t SECONDS]
+ *   cm_tool client -a ADDR[,ADDR...] | -R  -p PORT [-n CONNS] [-d PDLEN]
+ *                  [-D [-m MSGS] [-s SIZE]] [-c client|server|destroy]
+ *                  [-t SECONDS]
+ *   (both take -v)
  *   -r reject every request; -D move data (-m messages each way, default
  *   1, at most 64; -s octets each, default 64, at most 1 MiB); -c who
  *   closes: the client (rdma_disconnect, default), the server, or the
  *   client by destroying its id without a disconnect (abortive). The
- *   server handles -n connections (then exits), or runs until -t.
+ *   server handles -n connections (then exits), or runs until -t. A client
+ *   given several addresses sends connection i to the (i mod count)th;
+ *   -n defaults to the count. -v adds the CONN lines. SIGUSR1 ends the
+ *   run as the deadline would (a server that may see fewer than -n). -R:
+ *   the addresses come from stdin, a round per line (see rounds()); -t
+ *   is then the limit of each round.
  *
  * scripts/vm.sh compiles it on the host, with these libraries:
  * kiw-ldlibs: -lrdmacm -libverbs
@@ -51,6 +65,7 @@
 #include <fcntl.h>
 #include <netdb.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,7 +77,8 @@
 #define MAX_CONNS 1024
 #define MAX_MSGS 64
 #define MAX_SIZE (1 << 20)
-#define MAX_CTX 8
+#define MAX_CTX 64
+#define MAX_ADDRS 256
 
 struct conn {
 	int no;
@@ -74,13 +90,18 @@ struct conn {
 	int established, disconnected, rejected;
 	int rx, tx;			/* messages received intact, sent */
 	int peer_no;			/* the client's number for it */
-	bool data_done, closing, done;
+	char addr[INET6_ADDRSTRLEN];	/* for -v: see the CONN line */
+	/* This connection's share of the RESULT counters (-v). */
+	int rejected_ev, unreachable, error, pd_bad, dup, data_ok, data_fail;
+	bool data_done, closing, done, printed;
 	bool destroy;			/* destroy the id once events are acked */
 };
 
 static struct {
-	bool server, reject, data, eager;
+	bool server, reject, data, eager, verbose, rounds;
 	const char *addr, *port;
+	char *addrs[MAX_ADDRS];
+	int naddrs;
 	int conns, pd_len, backlog, timeout, msgs, size;
 	char closer;			/* 'c'lient, 's'erver, 'd'estroy */
 } opt = { .conns = 1, .backlog = 128, .timeout = 30, .closer = 'c',
@@ -97,6 +118,7 @@ static int nctx;
 
 static struct conn *conns[MAX_CONNS];
 static int nconns, finished;
+static volatile sig_atomic_t stop;	/* SIGUSR1: end as at the deadline */
 
 static unsigned char pd_octet(int i, int seed)
 {
@@ -147,6 +169,17 @@ static struct conn *conn_new(struct rdma_cm_id *id)
 	id->context = c;
 	conns[nconns++] = c;
 	return c;
+}
+
+/* The numeric address of @sa into @c->addr, for the CONN line. */
+static void conn_addr(struct conn *c, const struct sockaddr *sa)
+{
+	socklen_t len = sa->sa_family == AF_INET6 ?
+			sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
+
+	if (getnameinfo(sa, len, c->addr, sizeof(c->addr), NULL, 0,
+			NI_NUMERICHOST))
+		snprintf(c->addr, sizeof(c->addr), "?");
 }
 
 static void watch_ctx(struct ibv_context *ctx)
@@ -250,6 +283,7 @@ static void data_fail(struct conn *c, const char *why, int v1, int v2)
 	printf("DATA %d fail %s %d %d (after %d messages)\n", c->no, why, v1,
 	       v2, c->rx);
 	res.data_fail++;
+	c->data_fail++;
 	c->data_done = true;
 }
 
@@ -289,6 +323,7 @@ static void poll_data(struct conn *c)
 			continue;
 		printf("DATA %d ok\n", c->no);
 		res.data_ok++;
+		c->data_ok++;
 		c->data_done = true;
 		if ((opt.server && opt.closer == 's') ||
 		    (!opt.server && opt.closer != 's'))
@@ -340,13 +375,16 @@ static void on_established(struct conn *c, struct rdma_cm_event *ev)
 	if (c->established++) {
 		printf("DUP %d ESTABLISHED\n", c->no);
 		res.dup++;
+		c->dup++;
 		return;
 	}
 	res.established++;
 	if (!opt.server && !pd_check(ev->param.conn.private_data,
 				     ev->param.conn.private_data_len,
-				     opt.pd_len, 2))
+				     opt.pd_len, 2)) {
 		res.pd_bad++;
+		c->pd_bad++;
+	}
 	if (opt.data) {
 		for (int k = 0; (!opt.server || opt.eager) && k < opt.msgs; k++)
 			if (post_send(c))
@@ -365,10 +403,13 @@ static void on_request(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 				     .initiator_depth = 1 };
 	struct conn *c = conn_new(id);
 
+	conn_addr(c, rdma_get_local_addr(id));
 	res.requests++;
 	if (!pd_check(ev->param.conn.private_data,
-		      ev->param.conn.private_data_len, opt.pd_len, 1))
+		      ev->param.conn.private_data_len, opt.pd_len, 1)) {
 		res.pd_bad++;
+		c->pd_bad++;
+	}
 	pd_fill(pd, opt.pd_len, opt.reject ? 3 : 2);
 	if (opt.reject) {
 		if (rdma_reject(id, pd, opt.pd_len))
@@ -394,12 +435,29 @@ static void on_request(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	}
 }
 
+static void conn_print(struct conn *c)
+{
+	c->printed = true;
+	printf("CONN %d addr=%s established=%d rejected=%d unreachable=%d error=%d disconnected=%d pd_bad=%d dup=%d data_ok=%d data_fail=%d msgs=%d\n",
+	       c->no, c->addr, c->established, c->rejected_ev, c->unreachable,
+	       c->error, c->disconnected, c->pd_bad, c->dup, c->data_ok,
+	       c->data_fail, c->rx);
+}
+
+/*
+ * A server prints a connection's CONN line (-v) as soon as it ends, so
+ * that a test can use one server for many rounds of clients (ending it
+ * with SIGUSR1); what happens to the connection after that counts in the
+ * RESULT line only.
+ */
 static void conn_finish(struct conn *c)
 {
 	if (c->done)
 		return;
 	c->done = true;
 	finished++;
+	if (opt.verbose && opt.server)
+		conn_print(c);
 }
 
 static void on_event(struct rdma_cm_event *ev)
@@ -430,6 +488,7 @@ static void on_event(struct rdma_cm_event *ev)
 	if (c->done && ev->event != RDMA_CM_EVENT_TIMEWAIT_EXIT) {
 		printf("DUP %d %s (after the end)\n", c->no, name);
 		res.dup++;
+		c->dup++;
 		return;
 	}
 	switch (ev->event) {
@@ -456,26 +515,32 @@ static void on_event(struct rdma_cm_event *ev)
 		break;
 	case RDMA_CM_EVENT_REJECTED:
 		res.rejected++;
+		c->rejected_ev++;
 		if (opt.pd_len && !pd_check(ev->param.conn.private_data,
 					    ev->param.conn.private_data_len,
-					    opt.pd_len, 3))
+					    opt.pd_len, 3)) {
 			res.pd_bad++;
+			c->pd_bad++;
+		}
 		conn_finish(c);
 		break;
 	case RDMA_CM_EVENT_UNREACHABLE:
 		res.unreachable++;
+		c->unreachable++;
 		conn_finish(c);
 		break;
 	case RDMA_CM_EVENT_CONNECT_ERROR:
 	case RDMA_CM_EVENT_ADDR_ERROR:
 	case RDMA_CM_EVENT_ROUTE_ERROR:
 		res.error++;
+		c->error++;
 		conn_finish(c);
 		break;
 	case RDMA_CM_EVENT_DISCONNECTED:
 		if (c->disconnected++) {
 			printf("DUP %d DISCONNECTED\n", c->no);
 			res.dup++;
+			c->dup++;
 			break;
 		}
 		res.disconnected++;
@@ -523,12 +588,27 @@ static void parse_addr(const char *host, const char *port,
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: cm_tool server|client -a/-b ADDR -p PORT [-n N] [-r] [-d PD] [-B BL] [-D [-m MSGS] [-s SIZE] [-e]] [-c c|s|d] [-t S]\n");
+	fprintf(stderr, "usage: cm_tool server|client -a/-b ADDR -p PORT [-n N] [-r] [-d PD] [-B BL] [-D [-m MSGS] [-s SIZE] [-e]] [-c c|s|d] [-t S] [-v] [-R]\n");
 	exit(2);
+}
+
+/* A client's -a ADDR[,ADDR...]: -n defaults to the number of addresses. */
+static void split_addrs(bool conns_given)
+{
+	char *list = strdup(opt.addr), *save = NULL, *a;
+
+	for (a = strtok_r(list, ",", &save); a && opt.naddrs < MAX_ADDRS;
+	     a = strtok_r(NULL, ",", &save))
+		opt.addrs[opt.naddrs++] = a;
+	if (!opt.naddrs || a)
+		usage();
+	if (!conns_given)
+		opt.conns = opt.naddrs;
 }
 
 static void parse_args(int argc, char **argv)
 {
+	bool conns_given = false;
 	int ch;
 
 	if (argc < 2)
@@ -537,11 +617,11 @@ static void parse_args(int argc, char **argv)
 	if (!opt.server && strcmp(argv[1], "client"))
 		usage();
 	optind = 2;
-	while ((ch = getopt(argc, argv, "a:b:p:n:rd:B:Dm:s:ec:t:")) != -1) {
+	while ((ch = getopt(argc, argv, "a:b:p:n:rd:B:Dm:s:ec:t:vR")) != -1) {
 		switch (ch) {
 		case 'a': case 'b': opt.addr = optarg; break;
 		case 'p': opt.port = optarg; break;
-		case 'n': opt.conns = atoi(optarg); break;
+		case 'n': opt.conns = atoi(optarg); conns_given = true; break;
 		case 'r': opt.reject = true; break;
 		case 'd': opt.pd_len = atoi(optarg); break;
 		case 'B': opt.backlog = atoi(optarg); break;
@@ -551,58 +631,68 @@ static void parse_args(int argc, char **argv)
 		case 's': opt.size = atoi(optarg); break;
 		case 'c': opt.closer = optarg[0]; break;
 		case 't': opt.timeout = atoi(optarg); break;
+		case 'v': opt.verbose = true; break;
+		case 'R': opt.rounds = !opt.server; break;
 		default: usage();
 		}
 	}
+	if (opt.addr && !opt.server)
+		split_addrs(conns_given);
+	if (opt.rounds && !opt.addr)
+		opt.addr = "-";
 	if (!opt.addr || !opt.port || opt.conns < 1 || opt.conns > MAX_CONNS ||
 	    opt.pd_len < 0 || opt.pd_len > 255 || opt.msgs < 1 ||
 	    opt.msgs > MAX_MSGS || opt.size < 1 || opt.size > MAX_SIZE)
 		usage();
 }
 
-int main(int argc, char **argv)
+static void on_usr1(int sig)
 {
-	struct rdma_event_channel *ch;
-	struct sockaddr_storage addr;
-	struct rdma_cm_event *ev;
-	struct rdma_cm_id *id;
-	double end, linger = 0;
+	(void)sig;
+	stop = 1;
+}
 
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	parse_args(argc, argv);
-	parse_addr(opt.addr, opt.port, &addr);
-	ch = rdma_create_event_channel();
-	if (!ch)
-		die("rdma_create_event_channel");
-	if (opt.server) {
+/* A client's connections: opt.conns of them, over opt.addrs. */
+static void start_conns(struct rdma_event_channel *ch)
+{
+	struct sockaddr_storage addr;
+	struct rdma_cm_id *id;
+
+	for (int i = 0; i < opt.conns; i++) {
+		struct conn *c;
+
+		parse_addr(opt.addrs[i % opt.naddrs], opt.port, &addr);
 		if (rdma_create_id(ch, &id, NULL, RDMA_PS_TCP))
 			die("rdma_create_id");
-		if (rdma_bind_addr(id, (struct sockaddr *)&addr))
-			die("rdma_bind_addr");
-		if (rdma_listen(id, opt.backlog))
-			die("rdma_listen");
-		printf("LISTENING\n");
-	} else {
-		for (int i = 0; i < opt.conns; i++) {
-			if (rdma_create_id(ch, &id, NULL, RDMA_PS_TCP))
-				die("rdma_create_id");
-			conn_new(id);
-			if (rdma_resolve_addr(id, NULL, (struct sockaddr *)&addr,
-					      10000))
-				die("rdma_resolve_addr");
-		}
+		c = conn_new(id);
+		conn_addr(c, (struct sockaddr *)&addr);
+		if (rdma_resolve_addr(id, NULL, (struct sockaddr *)&addr, 10000))
+			die("rdma_resolve_addr");
 	}
-	end = now() + opt.timeout;
-	while (now() < end) {
+}
+
+/*
+ * Events, messages and closes until @target connections have ended (then
+ * a moment more, to catch duplicates), the deadline, or SIGUSR1.
+ */
+static void run(struct rdma_event_channel *ch, int target)
+{
+	double end = now() + opt.timeout, linger = 0;
+	struct rdma_cm_event *ev;
+
+	while (now() < end && !stop) {
 		struct pollfd pfd = { .fd = ch->fd, .events = POLLIN };
 
 		for (int i = 0; i < nconns; i++)
 			poll_data(conns[i]);
 		poll_async();
 		reap();
-		/* Once all are done, stay a moment to catch duplicates. */
-		if (finished >= opt.conns && !linger)
-			linger = now() + 0.5;
+		/*
+		 * Once all are done, stay a moment to catch duplicates; in
+		 * rounds (-R), later rounds and the RESULT line catch them.
+		 */
+		if (finished >= target && !linger)
+			linger = now() + (opt.rounds ? 0.1 : 0.5);
 		if (linger && now() > linger)
 			break;
 		if (poll(&pfd, 1, 10) <= 0)
@@ -614,6 +704,70 @@ int main(int argc, char **argv)
 		reap();
 	}
 	poll_async();
+}
+
+/*
+ * -R: rounds of connections, one per line of stdin ("ADDR[,ADDR...]",
+ * one connection to each): when all of a round's have ended, their CONN
+ * lines (-v) and "ROUND <k> ended=<0|1>"; an empty line or EOF ends the
+ * rounds. One process for many rounds: under TCG every process started,
+ * and librdmacm's start in it, costs.
+ */
+static void rounds(struct rdma_event_channel *ch)
+{
+	static char line[MAX_ADDRS * INET6_ADDRSTRLEN];
+	int first;
+
+	for (int k = 0; fgets(line, sizeof(line), stdin); k++) {
+		line[strcspn(line, "\n")] = 0;
+		if (!*line)
+			break;
+		opt.addr = line;
+		opt.naddrs = 0;
+		split_addrs(false);
+		if (nconns + opt.conns > MAX_CONNS)
+			die("too many connections");
+		first = nconns;
+		start_conns(ch);
+		run(ch, first + opt.conns);
+		for (int i = first; opt.verbose && i < nconns; i++)
+			conn_print(conns[i]);
+		printf("ROUND %d ended=%d\n", k, finished == nconns);
+	}
+	opt.conns = nconns;
+}
+
+int main(int argc, char **argv)
+{
+	struct rdma_event_channel *ch;
+	struct sockaddr_storage addr;
+	struct rdma_cm_id *id;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	signal(SIGUSR1, on_usr1);
+	parse_args(argc, argv);
+	ch = rdma_create_event_channel();
+	if (!ch)
+		die("rdma_create_event_channel");
+	if (opt.server) {
+		parse_addr(opt.addr, opt.port, &addr);
+		if (rdma_create_id(ch, &id, NULL, RDMA_PS_TCP))
+			die("rdma_create_id");
+		if (rdma_bind_addr(id, (struct sockaddr *)&addr))
+			die("rdma_bind_addr");
+		if (rdma_listen(id, opt.backlog))
+			die("rdma_listen");
+		printf("LISTENING\n");
+		run(ch, opt.conns);
+	} else if (opt.rounds) {
+		rounds(ch);
+	} else {
+		start_conns(ch);
+		run(ch, opt.conns);
+	}
+	for (int i = 0; opt.verbose && i < nconns; i++)
+		if (!conns[i]->printed)
+			conn_print(conns[i]);
 	printf("RESULT established=%d rejected=%d unreachable=%d error=%d disconnected=%d requests=%d pd_bad=%d dup=%d data_ok=%d data_fail=%d msgs=%d async=%d\n",
 	       res.established, res.rejected, res.unreachable, res.error,
 	       res.disconnected, res.requests, res.pd_bad, res.dup,
