@@ -34,14 +34,23 @@
  * Usage:
  *   cm_tool server -b ADDR -p PORT [-n CONNS] [-r] [-d PDLEN] [-B BACKLOG]
  *                  [-D [-m MSGS] [-s SIZE] [-e]] [-c client|server|destroy]
- *                  [-t SECONDS]
+ *                  [-t SECONDS] [-R ROUNDS] [-q]
  *   cm_tool client -a ADDR -p PORT [-n CONNS] [-d PDLEN] [-D [-m MSGS]
  *                  [-s SIZE]] [-c client|server|destroy] [-t SECONDS]
+ *                  [-R ROUNDS] [-q]
  *   -r reject every request; -D move data (-m messages each way, default
  *   1, at most 64; -s octets each, default 64, at most 1 MiB); -c who
  *   closes: the client (rdma_disconnect, default), the server, or the
  *   client by destroying its id without a disconnect (abortive). The
  *   server handles -n connections (then exits), or runs until -t.
+ *
+ * Churn (-R): the client opens its -n connections ROUNDS times over, a
+ * round once the last one has ended; the server handles -n * ROUNDS in
+ * all. Each side then tears every connection down (QP, id, MR, CQ, PD)
+ * as soon as it has ended, so that the objects in use stay at one round's,
+ * and connection numbers keep counting across rounds. -q leaves out the
+ * EVENT and "DATA ok" lines (thousands, in a churn); the RESULT line,
+ * failures, ASYNC and DUP lines stay.
  *
  * scripts/vm.sh compiles it on the host, with these libraries:
  * kiw-ldlibs: -lrdmacm -libverbs
@@ -79,9 +88,10 @@ struct conn {
 };
 
 static struct {
-	bool server, reject, data, eager;
+	bool server, reject, data, eager, quiet;
 	const char *addr, *port;
 	int conns, pd_len, backlog, timeout, msgs, size;
+	int rounds;			/* -R: 0 when not given */
 	char closer;			/* 'c'lient, 's'erver, 'd'estroy */
 } opt = { .conns = 1, .backlog = 128, .timeout = 30, .closer = 'c',
 	  .msgs = 1, .size = 64 };
@@ -95,8 +105,20 @@ static struct {
 static struct ibv_context *ctxs[MAX_CTX];
 static int nctx;
 
+/*
+ * Slots of the connections in use; a churn frees a slot (NULL) when its
+ * connection is torn down, and reuses it. nconns is the highest slot used
+ * plus one, created the number of connections ever created (their "no").
+ */
 static struct conn *conns[MAX_CONNS];
-static int nconns, finished;
+static struct rdma_event_channel *client_ch;
+static int nconns, finished, created;
+
+/* Connections to handle in all: -n, times -R. */
+static int total(void)
+{
+	return opt.conns * (opt.rounds ? opt.rounds : 1);
+}
 
 static unsigned char pd_octet(int i, int seed)
 {
@@ -138,14 +160,19 @@ static void die(const char *what)
 static struct conn *conn_new(struct rdma_cm_id *id)
 {
 	struct conn *c = calloc(1, sizeof(*c));
+	int slot = 0;
 
-	if (!c || nconns == MAX_CONNS)
+	while (slot < nconns && conns[slot])
+		slot++;
+	if (!c || slot == MAX_CONNS)
 		die("too many connections");
-	c->no = nconns;
-	c->peer_no = nconns;
+	c->no = created++;
+	c->peer_no = c->no;
 	c->id = id;
 	id->context = c;
-	conns[nconns++] = c;
+	conns[slot] = c;
+	if (slot == nconns)
+		nconns++;
 	return c;
 }
 
@@ -287,7 +314,8 @@ static void poll_data(struct conn *c)
 			data_fail(c, "post_send", errno, c->tx);
 		if (c->rx < opt.msgs)
 			continue;
-		printf("DATA %d ok\n", c->no);
+		if (!opt.quiet)
+			printf("DATA %d ok\n", c->no);
 		res.data_ok++;
 		c->data_done = true;
 		if ((opt.server && opt.closer == 's') ||
@@ -299,7 +327,7 @@ static void poll_data(struct conn *c)
 static struct conn *conn_of_qp(struct ibv_qp *qp)
 {
 	for (int i = 0; i < nconns; i++)
-		if (conns[i]->id && conns[i]->id->qp == qp)
+		if (conns[i] && conns[i]->id && conns[i]->id->qp == qp)
 			return conns[i];
 	return NULL;
 }
@@ -400,6 +428,9 @@ static void conn_finish(struct conn *c)
 		return;
 	c->done = true;
 	finished++;
+	/* A churn frees what it is done with (reap(), outside the event). */
+	if (opt.rounds)
+		c->destroy = true;
 }
 
 static void on_event(struct rdma_cm_event *ev)
@@ -408,23 +439,27 @@ static void on_event(struct rdma_cm_event *ev)
 	const char *name = rdma_event_str(ev->event);
 
 	if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST) {
-		printf("EVENT %d CONNECT_REQUEST status=%d pd=%d pd_ok=%d ird=%d ord=%d\n",
-		       nconns, ev->status, ev->param.conn.private_data_len,
-		       pd_check(ev->param.conn.private_data,
-				ev->param.conn.private_data_len, opt.pd_len, 1),
-		       ev->param.conn.initiator_depth,
-		       ev->param.conn.responder_resources);
+		if (!opt.quiet)
+			printf("EVENT %d CONNECT_REQUEST status=%d pd=%d pd_ok=%d ird=%d ord=%d\n",
+			       created, ev->status,
+			       ev->param.conn.private_data_len,
+			       pd_check(ev->param.conn.private_data,
+					ev->param.conn.private_data_len,
+					opt.pd_len, 1),
+			       ev->param.conn.initiator_depth,
+			       ev->param.conn.responder_resources);
 		on_request(ev->id, ev);
 		return;
 	}
-	printf("EVENT %d %s status=%d pd=%d pd_ok=%d ird=%d ord=%d\n",
-	       c ? c->no : -1, name, ev->status,
-	       ev->param.conn.private_data_len,
-	       pd_check(ev->param.conn.private_data,
-			ev->param.conn.private_data_len, opt.pd_len,
-			ev->event == RDMA_CM_EVENT_REJECTED ? 3 : 2),
-	       ev->param.conn.initiator_depth,
-	       ev->param.conn.responder_resources);
+	if (!opt.quiet)
+		printf("EVENT %d %s status=%d pd=%d pd_ok=%d ird=%d ord=%d\n",
+		       c ? c->no : -1, name, ev->status,
+		       ev->param.conn.private_data_len,
+		       pd_check(ev->param.conn.private_data,
+				ev->param.conn.private_data_len, opt.pd_len,
+				ev->event == RDMA_CM_EVENT_REJECTED ? 3 : 2),
+		       ev->param.conn.initiator_depth,
+		       ev->param.conn.responder_resources);
 	if (!c)
 		return;
 	if (c->done && ev->event != RDMA_CM_EVENT_TIMEWAIT_EXIT) {
@@ -490,13 +525,25 @@ static void on_event(struct rdma_cm_event *ev)
 	}
 }
 
+static void conn_teardown(struct conn *c)
+{
+	if (c->cq)
+		ibv_destroy_cq(c->cq);
+	if (c->pd)
+		ibv_dealloc_pd(c->pd);
+	free(c->buf);
+	c->cq = NULL;
+	c->pd = NULL;
+	c->buf = NULL;
+}
+
 /* rdma_destroy_id() waits for the id's events to be acked: not in one. */
 static void reap(void)
 {
 	for (int i = 0; i < nconns; i++) {
 		struct conn *c = conns[i];
 
-		if (!c->destroy || !c->id)
+		if (!c || !c->destroy || !c->id)
 			continue;
 		if (c->id->qp)
 			rdma_destroy_qp(c->id);
@@ -506,6 +553,29 @@ static void reap(void)
 			ibv_dereg_mr(c->mr);
 		c->mr = NULL;
 		conn_finish(c);
+		if (!opt.rounds)
+			continue;
+		conn_teardown(c);
+		free(c);
+		conns[i] = NULL;
+	}
+	while (nconns && !conns[nconns - 1])
+		nconns--;
+}
+
+/* The client's connections of one round: resolve, then connect. */
+static void client_round(const struct sockaddr_storage *addr)
+{
+	struct rdma_event_channel *ch = client_ch;
+	struct rdma_cm_id *id;
+
+	for (int i = 0; i < opt.conns; i++) {
+		if (rdma_create_id(ch, &id, NULL, RDMA_PS_TCP))
+			die("rdma_create_id");
+		conn_new(id);
+		if (rdma_resolve_addr(id, NULL, (struct sockaddr *)addr,
+				      10000))
+			die("rdma_resolve_addr");
 	}
 }
 
@@ -523,7 +593,10 @@ static void parse_addr(const char *host, const char *port,
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: cm_tool server|client -a/-b ADDR -p PORT [-n N] [-r] [-d PD] [-B BL] [-D [-m MSGS] [-s SIZE] [-e]] [-c c|s|d] [-t S]\n");
+	fprintf(stderr,
+		"usage: cm_tool server|client -a/-b ADDR -p PORT [-n N] [-r] [-d PD]\n"
+		"       [-B BL] [-D [-m MSGS] [-s SIZE] [-e]] [-c c|s|d] [-t S]\n"
+		"       [-R ROUNDS] [-q]\n");
 	exit(2);
 }
 
@@ -537,26 +610,60 @@ static void parse_args(int argc, char **argv)
 	if (!opt.server && strcmp(argv[1], "client"))
 		usage();
 	optind = 2;
-	while ((ch = getopt(argc, argv, "a:b:p:n:rd:B:Dm:s:ec:t:")) != -1) {
+	while ((ch = getopt(argc, argv, "a:b:p:n:rd:B:Dm:s:ec:t:R:q")) != -1) {
 		switch (ch) {
-		case 'a': case 'b': opt.addr = optarg; break;
-		case 'p': opt.port = optarg; break;
-		case 'n': opt.conns = atoi(optarg); break;
-		case 'r': opt.reject = true; break;
-		case 'd': opt.pd_len = atoi(optarg); break;
-		case 'B': opt.backlog = atoi(optarg); break;
-		case 'D': opt.data = true; break;
-		case 'e': opt.eager = true; break;
-		case 'm': opt.msgs = atoi(optarg); break;
-		case 's': opt.size = atoi(optarg); break;
-		case 'c': opt.closer = optarg[0]; break;
-		case 't': opt.timeout = atoi(optarg); break;
-		default: usage();
+		case 'a':
+		case 'b':
+			opt.addr = optarg;
+			break;
+		case 'p':
+			opt.port = optarg;
+			break;
+		case 'n':
+			opt.conns = atoi(optarg);
+			break;
+		case 'r':
+			opt.reject = true;
+			break;
+		case 'd':
+			opt.pd_len = atoi(optarg);
+			break;
+		case 'B':
+			opt.backlog = atoi(optarg);
+			break;
+		case 'D':
+			opt.data = true;
+			break;
+		case 'e':
+			opt.eager = true;
+			break;
+		case 'm':
+			opt.msgs = atoi(optarg);
+			break;
+		case 's':
+			opt.size = atoi(optarg);
+			break;
+		case 'c':
+			opt.closer = optarg[0];
+			break;
+		case 't':
+			opt.timeout = atoi(optarg);
+			break;
+		case 'R':
+			opt.rounds = atoi(optarg);
+			break;
+		case 'q':
+			opt.quiet = true;
+			break;
+		default:
+			usage();
 		}
 	}
 	if (!opt.addr || !opt.port || opt.conns < 1 || opt.conns > MAX_CONNS ||
 	    opt.pd_len < 0 || opt.pd_len > 255 || opt.msgs < 1 ||
-	    opt.msgs > MAX_MSGS || opt.size < 1 || opt.size > MAX_SIZE)
+	    opt.msgs > MAX_MSGS || opt.size < 1 || opt.size > MAX_SIZE ||
+	    opt.rounds < 0 || opt.rounds > 1000000 ||
+	    (opt.rounds && opt.closer == 'd'))
 		usage();
 }
 
@@ -567,6 +674,7 @@ int main(int argc, char **argv)
 	struct rdma_cm_event *ev;
 	struct rdma_cm_id *id;
 	double end, linger = 0;
+	int round = 0;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	parse_args(argc, argv);
@@ -583,25 +691,27 @@ int main(int argc, char **argv)
 			die("rdma_listen");
 		printf("LISTENING\n");
 	} else {
-		for (int i = 0; i < opt.conns; i++) {
-			if (rdma_create_id(ch, &id, NULL, RDMA_PS_TCP))
-				die("rdma_create_id");
-			conn_new(id);
-			if (rdma_resolve_addr(id, NULL, (struct sockaddr *)&addr,
-					      10000))
-				die("rdma_resolve_addr");
-		}
+		client_ch = ch;
+		client_round(&addr);
+		round = 1;
 	}
 	end = now() + opt.timeout;
 	while (now() < end) {
 		struct pollfd pfd = { .fd = ch->fd, .events = POLLIN };
 
 		for (int i = 0; i < nconns; i++)
-			poll_data(conns[i]);
+			if (conns[i])
+				poll_data(conns[i]);
 		poll_async();
 		reap();
+		/* A churn's next round, once the last is gone. */
+		if (!opt.server && round < opt.rounds && !nconns &&
+		    finished == round * opt.conns) {
+			client_round(&addr);
+			round++;
+		}
 		/* Once all are done, stay a moment to catch duplicates. */
-		if (finished >= opt.conns && !linger)
+		if (finished >= total() && !linger)
 			linger = now() + 0.5;
 		if (linger && now() > linger)
 			break;
@@ -618,5 +728,5 @@ int main(int argc, char **argv)
 	       res.established, res.rejected, res.unreachable, res.error,
 	       res.disconnected, res.requests, res.pd_bad, res.dup,
 	       res.data_ok, res.data_fail, res.msgs, res.async);
-	return finished >= opt.conns ? 0 : 1;
+	return finished >= total() ? 0 : 1;
 }
