@@ -48,7 +48,9 @@
  * round once the last one has ended; the server handles -n * ROUNDS in
  * all. Each side then tears every connection down (QP, id, MR, CQ, PD)
  * as soon as it has ended, so that the objects in use stay at one round's,
- * and connection numbers keep counting across rounds. -q leaves out the
+ * and connection numbers keep counting across rounds; the client says
+ * "ROUND <r> finished=<n> data_ok=<n>" as round r + 1 starts (progress,
+ * for long runs). -q leaves out the
  * EVENT and "DATA ok" lines (thousands, in a churn); the RESULT line,
  * failures, ASYNC and DUP lines stay.
  *
@@ -707,6 +709,8 @@ int main(int argc, char **argv)
 		/* A churn's next round, once the last is gone. */
 		if (!opt.server && round < opt.rounds && !nconns &&
 		    finished == round * opt.conns) {
+			printf("ROUND %d finished=%d data_ok=%d\n", round,
+			       finished, res.data_ok);
 			client_round(&addr);
 			round++;
 		}

@@ -48,8 +48,8 @@
  *   receive on a CQ armed for solicited completions); -T a soak: the
  *   cases (but -Z and -I) over and over, on the one connection, until
  *   SECONDS have passed (at least one case), then a graceful close: the
- *   client disconnects, each side waits for its DISCONNECTED event (the
- *   server learns of -T from the client's last message)
+ *   client disconnects, both see DISCONNECTED (the server learns of -T
+ *   from the client's last message)
  */
 #include <arpa/inet.h>
 #include <endian.h>
@@ -638,26 +638,37 @@ static bool srv_case(const struct case_msg *c, char *why, size_t len)
 }
 
 /*
- * A graceful close: the client disconnects, the server answers the
- * DISCONNECTED event with its own disconnect; both wait for that event
- * (on the id's own channel: rdma_create_ep's ids are synchronous).
+ * A graceful close: the client disconnects, and its rdma_disconnect()
+ * (a synchronous id: rdma_create_ep's) returns with the DISCONNECTED
+ * event, when the close is complete. The server waits for that event on
+ * its id's own channel; a disconnect of its own would wait for an event
+ * that never comes (the connection is closed already).
  */
 static void rdma_close(void)
 {
+	struct pollfd pfd = { .events = POLLIN };
 	struct rdma_cm_event *ev;
 
-	if (!opt.server && rdma_disconnect(id))
-		die("rdma_disconnect");
+	if (!opt.server) {
+		if (rdma_disconnect(id))
+			die("rdma_disconnect");
+		printf("DISCONNECTED\n");
+		return;
+	}
+	pfd.fd = id->channel->fd;
+	if (poll(&pfd, 1, opt.timeout * 1000) != 1) {
+		fprintf(stderr, "dp_verify: no DISCONNECTED within %d s\n",
+			opt.timeout);
+		exit(2);
+	}
 	if (rdma_get_cm_event(id->channel, &ev))
 		die("rdma_get_cm_event");
-	if (ev->event != RDMA_CM_EVENT_DISCONNECTED) {
-		fprintf(stderr, "dp_verify: %s, not DISCONNECTED\n",
-			rdma_event_str(ev->event));
+	if (ev->event != RDMA_CM_EVENT_DISCONNECTED || ev->status) {
+		fprintf(stderr, "dp_verify: %s (status %d), not DISCONNECTED\n",
+			rdma_event_str(ev->event), ev->status);
 		exit(2);
 	}
 	rdma_ack_cm_event(ev);
-	if (opt.server && rdma_disconnect(id))
-		die("rdma_disconnect");
 	printf("DISCONNECTED\n");
 }
 
