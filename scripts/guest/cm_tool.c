@@ -45,7 +45,7 @@
  *   cm_tool client -a ADDR[,ADDR...] | -R  -p PORT [-n CONNS] [-d PDLEN]
  *                  [-D [-m MSGS] [-s SIZE]] [-c client|server|destroy]
  *                  [-t SECONDS]
- *   (both take -v)
+ *   (both take -v, -q and -N ROUNDS)
  *   -r reject every request; -D move data (-m messages each way, default
  *   1, at most 64; -s octets each, default 64, at most 1 MiB); -c who
  *   closes: the client (rdma_disconnect, default), the server, or the
@@ -56,6 +56,16 @@
  *   run as the deadline would (a server that may see fewer than -n). -R:
  *   the addresses come from stdin, a round per line (see rounds()); -t
  *   is then the limit of each round.
+ *
+ * Churn (-N ROUNDS): the client opens its -n connections ROUNDS times
+ * over, a round once the last one has ended; the server handles -n *
+ * ROUNDS in all. Each side then tears every connection down (QP, id, MR,
+ * CQ, PD) as soon as it has ended, so that the objects in use stay at one
+ * round's, and connection numbers keep counting across rounds; the client
+ * says "ROUND <r> finished=<n> data_ok=<n>" as round r + 1 starts
+ * (progress, for long runs). -q leaves out the EVENT and "DATA ok" lines
+ * (thousands, in a churn); the RESULT line, failures, ASYNC and DUP lines
+ * stay.
  *
  * scripts/vm.sh compiles it on the host, with these libraries:
  * kiw-ldlibs: -lrdmacm -libverbs
@@ -98,11 +108,12 @@ struct conn {
 };
 
 static struct {
-	bool server, reject, data, eager, verbose, rounds;
+	bool server, reject, data, eager, verbose, rounds, quiet;
 	const char *addr, *port;
 	char *addrs[MAX_ADDRS];
 	int naddrs;
 	int conns, pd_len, backlog, timeout, msgs, size;
+	int churn;			/* -N: 0 when not given */
 	char closer;			/* 'c'lient, 's'erver, 'd'estroy */
 } opt = { .conns = 1, .backlog = 128, .timeout = 30, .closer = 'c',
 	  .msgs = 1, .size = 64 };
@@ -116,8 +127,20 @@ static struct {
 static struct ibv_context *ctxs[MAX_CTX];
 static int nctx;
 
+/*
+ * Slots of the connections in use; a churn frees a slot (NULL) when its
+ * connection is torn down, and reuses it. nconns is the highest slot used
+ * plus one, created the number of connections ever created (their "no").
+ */
 static struct conn *conns[MAX_CONNS];
-static int nconns, finished;
+static int nconns, finished, created;
+static int churn_round;			/* -N: the client's current round */
+
+/* Connections to handle in all: -n, times -N. */
+static int total(void)
+{
+	return opt.conns * (opt.churn ? opt.churn : 1);
+}
 static volatile sig_atomic_t stop;	/* SIGUSR1: end as at the deadline */
 
 static unsigned char pd_octet(int i, int seed)
@@ -160,14 +183,19 @@ static void die(const char *what)
 static struct conn *conn_new(struct rdma_cm_id *id)
 {
 	struct conn *c = calloc(1, sizeof(*c));
+	int slot = 0;
 
-	if (!c || nconns == MAX_CONNS)
+	while (slot < nconns && conns[slot])
+		slot++;
+	if (!c || slot == MAX_CONNS)
 		die("too many connections");
-	c->no = nconns;
-	c->peer_no = nconns;
+	c->no = created++;
+	c->peer_no = c->no;
 	c->id = id;
 	id->context = c;
-	conns[nconns++] = c;
+	conns[slot] = c;
+	if (slot == nconns)
+		nconns++;
 	return c;
 }
 
@@ -321,7 +349,8 @@ static void poll_data(struct conn *c)
 			data_fail(c, "post_send", errno, c->tx);
 		if (c->rx < opt.msgs)
 			continue;
-		printf("DATA %d ok\n", c->no);
+		if (!opt.quiet)
+			printf("DATA %d ok\n", c->no);
 		res.data_ok++;
 		c->data_ok++;
 		c->data_done = true;
@@ -334,7 +363,7 @@ static void poll_data(struct conn *c)
 static struct conn *conn_of_qp(struct ibv_qp *qp)
 {
 	for (int i = 0; i < nconns; i++)
-		if (conns[i]->id && conns[i]->id->qp == qp)
+		if (conns[i] && conns[i]->id && conns[i]->id->qp == qp)
 			return conns[i];
 	return NULL;
 }
@@ -458,6 +487,9 @@ static void conn_finish(struct conn *c)
 	finished++;
 	if (opt.verbose && opt.server)
 		conn_print(c);
+	/* A churn frees what it is done with (reap(), outside the event). */
+	if (opt.churn)
+		c->destroy = true;
 }
 
 static void on_event(struct rdma_cm_event *ev)
@@ -466,23 +498,27 @@ static void on_event(struct rdma_cm_event *ev)
 	const char *name = rdma_event_str(ev->event);
 
 	if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST) {
-		printf("EVENT %d CONNECT_REQUEST status=%d pd=%d pd_ok=%d ird=%d ord=%d\n",
-		       nconns, ev->status, ev->param.conn.private_data_len,
-		       pd_check(ev->param.conn.private_data,
-				ev->param.conn.private_data_len, opt.pd_len, 1),
-		       ev->param.conn.initiator_depth,
-		       ev->param.conn.responder_resources);
+		if (!opt.quiet)
+			printf("EVENT %d CONNECT_REQUEST status=%d pd=%d pd_ok=%d ird=%d ord=%d\n",
+			       created, ev->status,
+			       ev->param.conn.private_data_len,
+			       pd_check(ev->param.conn.private_data,
+					ev->param.conn.private_data_len,
+					opt.pd_len, 1),
+			       ev->param.conn.initiator_depth,
+			       ev->param.conn.responder_resources);
 		on_request(ev->id, ev);
 		return;
 	}
-	printf("EVENT %d %s status=%d pd=%d pd_ok=%d ird=%d ord=%d\n",
-	       c ? c->no : -1, name, ev->status,
-	       ev->param.conn.private_data_len,
-	       pd_check(ev->param.conn.private_data,
-			ev->param.conn.private_data_len, opt.pd_len,
-			ev->event == RDMA_CM_EVENT_REJECTED ? 3 : 2),
-	       ev->param.conn.initiator_depth,
-	       ev->param.conn.responder_resources);
+	if (!opt.quiet)
+		printf("EVENT %d %s status=%d pd=%d pd_ok=%d ird=%d ord=%d\n",
+		       c ? c->no : -1, name, ev->status,
+		       ev->param.conn.private_data_len,
+		       pd_check(ev->param.conn.private_data,
+				ev->param.conn.private_data_len, opt.pd_len,
+				ev->event == RDMA_CM_EVENT_REJECTED ? 3 : 2),
+		       ev->param.conn.initiator_depth,
+		       ev->param.conn.responder_resources);
 	if (!c)
 		return;
 	if (c->done && ev->event != RDMA_CM_EVENT_TIMEWAIT_EXIT) {
@@ -555,13 +591,25 @@ static void on_event(struct rdma_cm_event *ev)
 	}
 }
 
+static void conn_teardown(struct conn *c)
+{
+	if (c->cq)
+		ibv_destroy_cq(c->cq);
+	if (c->pd)
+		ibv_dealloc_pd(c->pd);
+	free(c->buf);
+	c->cq = NULL;
+	c->pd = NULL;
+	c->buf = NULL;
+}
+
 /* rdma_destroy_id() waits for the id's events to be acked: not in one. */
 static void reap(void)
 {
 	for (int i = 0; i < nconns; i++) {
 		struct conn *c = conns[i];
 
-		if (!c->destroy || !c->id)
+		if (!c || !c->destroy || !c->id)
 			continue;
 		if (c->id->qp)
 			rdma_destroy_qp(c->id);
@@ -571,7 +619,14 @@ static void reap(void)
 			ibv_dereg_mr(c->mr);
 		c->mr = NULL;
 		conn_finish(c);
+		if (!opt.churn)
+			continue;
+		conn_teardown(c);
+		free(c);
+		conns[i] = NULL;
 	}
+	while (nconns && !conns[nconns - 1])
+		nconns--;
 }
 
 static void parse_addr(const char *host, const char *port,
@@ -588,7 +643,7 @@ static void parse_addr(const char *host, const char *port,
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: cm_tool server|client -a/-b ADDR -p PORT [-n N] [-r] [-d PD] [-B BL] [-D [-m MSGS] [-s SIZE] [-e]] [-c c|s|d] [-t S] [-v] [-R]\n");
+	fprintf(stderr, "usage: cm_tool server|client -a/-b ADDR -p PORT [-n N] [-r] [-d PD] [-B BL] [-D [-m MSGS] [-s SIZE] [-e]] [-c c|s|d] [-t S] [-v] [-R] [-N ROUNDS] [-q]\n");
 	exit(2);
 }
 
@@ -617,7 +672,7 @@ static void parse_args(int argc, char **argv)
 	if (!opt.server && strcmp(argv[1], "client"))
 		usage();
 	optind = 2;
-	while ((ch = getopt(argc, argv, "a:b:p:n:rd:B:Dm:s:ec:t:vR")) != -1) {
+	while ((ch = getopt(argc, argv, "a:b:p:n:rd:B:Dm:s:ec:t:vRN:q")) != -1) {
 		switch (ch) {
 		case 'a': case 'b': opt.addr = optarg; break;
 		case 'p': opt.port = optarg; break;
@@ -633,6 +688,8 @@ static void parse_args(int argc, char **argv)
 		case 't': opt.timeout = atoi(optarg); break;
 		case 'v': opt.verbose = true; break;
 		case 'R': opt.rounds = !opt.server; break;
+		case 'N': opt.churn = atoi(optarg); break;
+		case 'q': opt.quiet = true; break;
 		default: usage();
 		}
 	}
@@ -642,7 +699,9 @@ static void parse_args(int argc, char **argv)
 		opt.addr = "-";
 	if (!opt.addr || !opt.port || opt.conns < 1 || opt.conns > MAX_CONNS ||
 	    opt.pd_len < 0 || opt.pd_len > 255 || opt.msgs < 1 ||
-	    opt.msgs > MAX_MSGS || opt.size < 1 || opt.size > MAX_SIZE)
+	    opt.msgs > MAX_MSGS || opt.size < 1 || opt.size > MAX_SIZE ||
+	    opt.churn < 0 || opt.churn > 1000000 ||
+	    (opt.churn && (opt.closer == 'd' || opt.rounds)))
 		usage();
 }
 
@@ -684,9 +743,18 @@ static void run(struct rdma_event_channel *ch, int target)
 		struct pollfd pfd = { .fd = ch->fd, .events = POLLIN };
 
 		for (int i = 0; i < nconns; i++)
-			poll_data(conns[i]);
+			if (conns[i])
+				poll_data(conns[i]);
 		poll_async();
 		reap();
+		/* A churn's next round (-N), once the last is gone. */
+		if (!opt.server && churn_round && churn_round < opt.churn &&
+		    !nconns && finished == churn_round * opt.conns) {
+			printf("ROUND %d finished=%d data_ok=%d\n", churn_round,
+			       finished, res.data_ok);
+			start_conns(ch);
+			churn_round++;
+		}
 		/*
 		 * Once all are done, stay a moment to catch duplicates; in
 		 * rounds (-R), later rounds and the RESULT line catch them.
@@ -758,19 +826,20 @@ int main(int argc, char **argv)
 		if (rdma_listen(id, opt.backlog))
 			die("rdma_listen");
 		printf("LISTENING\n");
-		run(ch, opt.conns);
+		run(ch, total());
 	} else if (opt.rounds) {
 		rounds(ch);
 	} else {
 		start_conns(ch);
-		run(ch, opt.conns);
+		churn_round = 1;
+		run(ch, total());
 	}
 	for (int i = 0; opt.verbose && i < nconns; i++)
-		if (!conns[i]->printed)
+		if (conns[i] && !conns[i]->printed)
 			conn_print(conns[i]);
 	printf("RESULT established=%d rejected=%d unreachable=%d error=%d disconnected=%d requests=%d pd_bad=%d dup=%d data_ok=%d data_fail=%d msgs=%d async=%d\n",
 	       res.established, res.rejected, res.unreachable, res.error,
 	       res.disconnected, res.requests, res.pd_bad, res.dup,
 	       res.data_ok, res.data_fail, res.msgs, res.async);
-	return finished >= opt.conns ? 0 : 1;
+	return finished >= total() ? 0 : 1;
 }

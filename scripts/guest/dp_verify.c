@@ -32,16 +32,24 @@
  * Output: one line per case, then the summary the tests assert on:
  *   CASE <n> <op> len=<L> sges=<n> off=<o> ok | FAIL <why>
  *   RESULT cases=<n> ok=<n> fail=<n>
+ * and with -T, before RESULT, what the soak moved (octets of payload checked
+ * by operation, the Writes' and Sends' at the server, the Reads' at the
+ * client):
+ *   SOAK seconds=<n> passes=<n> write=<octets> send=<octets> read=<octets>
  *
  * Usage:
  *   dp_verify server -b ADDR -p PORT [-t SECONDS]
  *   dp_verify client -a ADDR -p PORT [-L|-Q] [-Z] [-I] [-N] [-E]
- *                    [-t SECONDS]
+ *                    [-t SECONDS] [-T SECONDS]
  *   -L all SGE counts; -Q a dozen lengths only (around the MULPDU, a
  *   page, 64 KiB, 1 MiB); -Z the zero-length cases; -I the Send with
  *   Invalidate (last: it ends the connection); -N none of the others;
  *   -E not the solicited case (siw 6.12 raises no event for a solicited
- *   receive on a CQ armed for solicited completions)
+ *   receive on a CQ armed for solicited completions); -T a soak: the
+ *   cases (but -Z and -I) over and over, on the one connection, until
+ *   SECONDS have passed (at least one case), then a graceful close: the
+ *   client disconnects, both see DISCONNECTED (the server learns of -T
+ *   from the client's last message)
  */
 #include <arpa/inet.h>
 #include <endian.h>
@@ -77,7 +85,10 @@ static const char *const op_name[] = {
 	"write", "read", "send", "solicit", "zero", "inval"
 };
 
-/* What the client tells the server about a case (network order). */
+/*
+ * What the client tells the server about a case (network order); stop
+ * ends the run: 1, or 2 for a graceful close (-T).
+ */
 struct case_msg {
 	uint32_t op, len, nsge, off, seed, stop;
 };
@@ -107,7 +118,7 @@ struct layout {
 static struct {
 	bool server, lng, quick, zero, inval, none, no_se;
 	const char *addr, *port;
-	int timeout;
+	int timeout, soak;
 } opt = { .timeout = 60 };
 
 static struct rdma_cm_id *id;
@@ -119,6 +130,8 @@ static uint8_t *buf;
 static struct region_msg peer;
 static int ctl = -1;
 static unsigned int ncase, nok, nfail;
+static unsigned long long op_bytes[OP_INVAL + 1];	/* verified, per op */
+static double soak_end;		/* -T: no case starts after it */
 
 static void die(const char *what)
 {
@@ -624,6 +637,41 @@ static bool srv_case(const struct case_msg *c, char *why, size_t len)
 	return layout_check(&l, c->seed, why, len);
 }
 
+/*
+ * A graceful close: the client disconnects, and its rdma_disconnect()
+ * (a synchronous id: rdma_create_ep's) returns with the DISCONNECTED
+ * event, when the close is complete. The server waits for that event on
+ * its id's own channel; a disconnect of its own would wait for an event
+ * that never comes (the connection is closed already).
+ */
+static void rdma_close(void)
+{
+	struct pollfd pfd = { .events = POLLIN };
+	struct rdma_cm_event *ev;
+
+	if (!opt.server) {
+		if (rdma_disconnect(id))
+			die("rdma_disconnect");
+		printf("DISCONNECTED\n");
+		return;
+	}
+	pfd.fd = id->channel->fd;
+	if (poll(&pfd, 1, opt.timeout * 1000) != 1) {
+		fprintf(stderr, "dp_verify: no DISCONNECTED within %d s\n",
+			opt.timeout);
+		exit(2);
+	}
+	if (rdma_get_cm_event(id->channel, &ev))
+		die("rdma_get_cm_event");
+	if (ev->event != RDMA_CM_EVENT_DISCONNECTED || ev->status) {
+		fprintf(stderr, "dp_verify: %s (status %d), not DISCONNECTED\n",
+			rdma_event_str(ev->event), ev->status);
+		exit(2);
+	}
+	rdma_ack_cm_event(ev);
+	printf("DISCONNECTED\n");
+}
+
 static void server(void)
 {
 	struct case_msg c;
@@ -638,6 +686,8 @@ static void server(void)
 		c.nsge = ntohl(c.nsge);
 		c.off = ntohl(c.off);
 		c.seed = ntohl(c.seed);
+		if (ntohl(c.stop) == 2)
+			rdma_close();
 		if (ntohl(c.stop))
 			break;
 		why[0] = 0;
@@ -737,9 +787,12 @@ static void cli_case(enum op op, uint32_t len, uint32_t nsge, uint32_t off)
 	       len, nsge, off, ok ? "ok" : "FAIL ", ok ? "" : why);
 	fflush(stdout);
 	ok ? nok++ : nfail++;
+	if (ok)
+		op_bytes[op] += len;
 }
 
-static void client(void)
+/* The cases of one pass: every length, and the special cases. */
+static void client_cases(void)
 {
 	static const uint32_t all[] = {
 		1, 2, 3, 7, 64, 1023,
@@ -758,12 +811,13 @@ static void client(void)
 	const uint32_t *lens = opt.quick ? quick : all;
 	const unsigned int nlens = opt.quick ? ARRAY_SIZE(quick) :
 					       ARRAY_SIZE(all);
-	struct case_msg stop = { .stop = htonl(1) };
 	unsigned int i, s;
 
-	rdma_open();
 	for (i = 0; i < nlens && !opt.none; i++) {
 		uint32_t len = lens[i], off = offs[i % 4];
+
+		if (soak_end && ncase && now() >= soak_end)
+			return;
 		uint32_t sg = len < MAX_SGE * GAP ? 1 + i % MAX_SGE : 1 + i % 3;
 
 		if (len == MAX_LEN)
@@ -779,6 +833,8 @@ static void client(void)
 		}
 		cli_case(OP_READ, len, 1, offs[(i + 2) % 4]);
 	}
+	if (soak_end && now() >= soak_end)
+		return;
 	if (!opt.none) {
 		/* The same range written twice (RFC 5041 5.1.1). */
 		cli_case(OP_WRITE, 4097, 2, 1);
@@ -787,6 +843,26 @@ static void client(void)
 		if (!opt.no_se)
 			cli_case(OP_SOLICIT, 100, 2, 1);
 	}
+}
+
+static void client(void)
+{
+	struct case_msg stop = { .stop = htonl(opt.soak ? 2 : 1) };
+	unsigned int passes = 0;
+	double start;
+
+	rdma_open();
+	start = now();
+	if (opt.soak)
+		soak_end = start + opt.soak;
+	do {
+		client_cases();
+		passes++;
+	} while (now() < soak_end);
+	if (opt.soak)
+		printf("SOAK seconds=%.0f passes=%u write=%llu send=%llu read=%llu\n",
+		       now() - start, passes, op_bytes[OP_WRITE],
+		       op_bytes[OP_SEND], op_bytes[OP_READ]);
 	if (opt.zero) {
 		cli_case(OP_ZERO, 0, 0, 0);
 		cli_case(OP_READ, 0, 1, 0);
@@ -794,6 +870,8 @@ static void client(void)
 	if (opt.inval)
 		cli_case(OP_INVAL, 64, 1, 1);
 	ctl_io(&stop, sizeof(stop), true);
+	if (opt.soak)
+		rdma_close();
 	printf("RESULT cases=%u ok=%u fail=%u\n", ncase, nok, nfail);
 }
 
@@ -801,7 +879,8 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: dp_verify server -b ADDR -p PORT [-t SECONDS]\n"
-		"       dp_verify client -a ADDR -p PORT [-L|-Q] [-Z] [-I] [-N] [-E] [-t SECONDS]\n");
+		"       dp_verify client -a ADDR -p PORT [-L|-Q] [-Z] [-I] [-N] [-E] [-t SECONDS]\n"
+		"                        [-T SECONDS]\n");
 	exit(2);
 }
 
@@ -816,7 +895,7 @@ int main(int argc, char **argv)
 	else if (strcmp(argv[1], "client"))
 		usage();
 	optind = 2;
-	while ((c = getopt(argc, argv, "a:b:p:t:LQZINE")) != -1) {
+	while ((c = getopt(argc, argv, "a:b:p:t:T:LQZINE")) != -1) {
 		switch (c) {
 		case 'a':
 		case 'b':
@@ -827,6 +906,9 @@ int main(int argc, char **argv)
 			break;
 		case 't':
 			opt.timeout = atoi(optarg);
+			break;
+		case 'T':
+			opt.soak = atoi(optarg);
 			break;
 		case 'L':
 			opt.lng = true;
