@@ -1,0 +1,110 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# kiw-vm: kernel=debug timeout=600
+#
+# dp_netem: kiw over a bad link. netem on both veth ends duplicates,
+# reorders and drops packets; TCP repairs the stream, and kiw above it
+# must deliver exactly what it would on a clean link: no duplicate or
+# lost message, no CRC or marker error, no Terminate.
+#
+#   duplicates and reordering (5% each way, markers both ways and CRC):
+#     dp_verify's quick set (RDMA Write, Read and Send up to 1 MiB, every
+#     octet and the guard octets around every target checked) is correct,
+#     and TCP did receive duplicates (its D-SACKs: the link really was
+#     bad). (dp_verify ends its connection abortively, so a reset there is
+#     no error.)
+#   10% loss from the first SYN on: 8 connections at once set up (MPA
+#     Request and Reply lost and retransmitted) and move three messages
+#     each way right after, every one intact.
+# Guest time: 48 s and 106 s in two runs on the debug kernel (make vmtest,
+# shared 2-core host, 2026-11-21; most of it the loss part).
+. "$KIW_TOP/scripts/guest/lib.sh"
+. "$KIW_TOP/scripts/guest/dp_lib.sh"
+. "$KIW_TOP/scripts/guest/cm_lib.sh"
+
+# netem ARGS...: the same netem qdisc on veth-a and veth-b ("off": none).
+netem() {
+	local side
+	for side in a b; do
+		ip -n "$side" link show "veth-$side" > /dev/null || return 1
+		tc -n "$side" qdisc del dev "veth-$side" root 2> /dev/null
+		[ "$1" = off ] && continue
+		tc -n "$side" qdisc add dev "veth-$side" root netem "$@" ||
+			return 1
+	done
+}
+
+# clean DEV NEED: DEV's counters show no CRC or marker error, no
+# Terminate either way, and more than NEED TCP retransmissions.
+clean() {
+	local dev=$1 need=$2 w i bad=0
+	local -A v=()
+	read -ra w <<< "$(rdma statistic show link "$dev/1")"
+	for ((i = 2; i + 1 < ${#w[@]}; i += 2)); do
+		v[${w[i]}]=${w[i + 1]}
+	done
+	for i in rx_crc_errors rx_marker_errors tx_terminate_rdmap \
+		 tx_terminate_ddp tx_terminate_mpa rx_terminate_rdmap \
+		 rx_terminate_ddp rx_terminate_mpa; do
+		[ "${v[$i]:-x}" = 0 ] || { echo "$dev $i=${v[$i]:-}"; bad=1; }
+	done
+	[ "${v[tcp_retransmits]:-0}" -gt "$need" ] ||
+		{ echo "$dev tcp_retransmits=${v[tcp_retransmits]:-}"; bad=1; }
+	[ "$bad" = 0 ] || echo "${w[*]}"
+	[ "$bad" = 0 ]
+}
+
+# dsacks: D-SACKs TCP sent in netns a and b (a duplicate it received).
+dsacks() {
+	local side n=0 v
+	for side in a b; do
+		v=$(ip netns exec "$side" nstat -asz TcpExtTCPDSACKOldSent |
+			awk '/TCPDSACKOldSent/ { print $2 }')
+		n=$((n + ${v:-0}))
+	done
+	echo "$n D-SACKs sent"
+	[ "$n" -gt 0 ]
+}
+
+retrans() {
+	rdma statistic show link "$1/1" | grep -o 'tcp_retransmits [0-9]*'
+}
+
+cm_setup
+check "dp_verify builds" dp_verify_build
+for dev in kiw_a kiw_b; do
+	dp_mpa $dev timeout_ms 60000
+	dp_mpa $dev markers 1
+done
+
+# Covers: MPA-AL-6, DDP-LLP-11
+check "netem both ways: 5% duplicated, 5% reordered" \
+	netem delay 2ms duplicate 5% reorder 5% 50%
+check "dp_verify -Q, markers both ways and CRC: every case correct" \
+	dp_pair b a 7300 "$DP_VERIFY" server -b $B4 -p 7300 -- \
+	"$DP_VERIFY" client -a $B4 -p 7300 -Q
+diag "$(grep '^RESULT' "$DP_CLI_OUT")"
+check "TCP received duplicates" dsacks
+check "kiw_a: no CRC or marker error, no Terminate" clean kiw_a -1
+check "kiw_b: no CRC or marker error, no Terminate" clean kiw_b -1
+diag "$(retrans kiw_a) $(retrans kiw_b)"
+
+# Covers: MPA-TD-5
+check "netem both ways: 10% loss" netem loss 10%
+cm_server b -b $B4 -p 7320 -n 8 -D -m 3 -s 3000 -t 240
+cm_client a -a $B4 -p 7320 -n 8 -D -m 3 -s 3000 -t 240
+check "8 connections set up through the loss, 3 messages each way each" \
+	cm_expect "$CM_CLI_OUT" established=8 data_ok=8 msgs=24 dup=0 \
+	data_fail=0 async=0
+cm_server_end "$CM_SRV_PID" "$CM_SRV_OUT" 60
+check "the server: 8 established, every message intact" \
+	cm_expect "$CM_SRV_OUT" established=8 data_ok=8 msgs=24 dup=0 \
+	data_fail=0 async=0
+check "kiw_a: still no error or Terminate; TCP retransmitted" clean kiw_a 0
+check "kiw_b: still no error or Terminate; TCP retransmitted" clean kiw_b 0
+diag "$(retrans kiw_a) $(retrans kiw_b)"
+
+check "netem removed" netem off
+check "rdma link delete, rmmod kiw" sh -c 'rdma link delete kiw_a &&
+	rdma link delete kiw_b && rmmod kiw'
+tap_done
