@@ -85,7 +85,11 @@ name=${names[0]}
 # matched against the console). "BUG:" covers KASAN, sleeping in atomic
 # context, NULL dereferences, soft lockups and workqueue lockups; "WARNING:"
 # covers WARN_ON and lockdep's circular, recursive and inconsistent locking.
-PROBLEMS='BUG:|^BUG [^ ]+ \(|WARNING:|Oops|general protection fault|Kernel panic'
+# A kernel general protection fault reads "general protection fault, ..." or
+# "general protection fault: ..."; a user-space one ("traps: NAME[PID]
+# general protection fault ip:...") is the crashing program's business:
+# the test sees its exit status.
+PROBLEMS='BUG:|^BUG [^ ]+ \(|WARNING:|Oops|general protection fault[,:]|Kernel panic'
 PROBLEMS+='|kernel BUG at|KASAN:|UBSAN:|possible circular locking'
 PROBLEMS+='|inconsistent lock state|possible recursive locking'
 PROBLEMS+='|sleeping function called from invalid context|suspicious RCU usage'

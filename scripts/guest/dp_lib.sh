@@ -94,6 +94,8 @@ dp_listening() {
 	ip netns exec "$1" ss -Hltn "sport = :$2" | grep -q .
 }
 
+dp_gone() { ! kill -0 "$1" 2> /dev/null; }
+
 dp_pair() {
 	local sns=$1 cns=$2 port=$3 scmd=() pid src=0 crc=0
 	shift 3
@@ -111,6 +113,12 @@ dp_pair() {
 	fi
 	ip netns exec "$cns" timeout "$DP_TIMEOUT" "$@" > "$DP_CLI_OUT" 2>&1 ||
 		crc=$?
+	# A client that failed may leave its server waiting for it for good:
+	# a moment to end on its own, then it is ended.
+	if [ "$crc" != 0 ] && ! wait_for 20 dp_gone "$pid"; then
+		echo "the server was still waiting 20 s after the client failed"
+		kill "$pid" 2> /dev/null
+	fi
 	wait "$pid" || src=$?
 	[ "$crc" = 0 ] && [ "$src" = 0 ] && return 0
 	echo "client ($*): status $crc"
@@ -133,6 +141,13 @@ pt_results() {
 # report and gives up ("Can't produce a report") when the fit is poor,
 # which happens on a busy host's emulated CPUs. That is no verdict on
 # kiw: such a run is repeated, twice at most.
+#
+# On a loaded host a perftest client's connection is now and then
+# refused at once (REJECTED, -111) and the client then crashes inside
+# librdmacm (seen three times on 2026-11-21, each time on the first try,
+# never in thousands of cm_tool, rping and ucmatose connections): such a
+# run is repeated too, and pt_refused_diag says so (cause not found yet:
+# perftest's own server flow or kiw; an open question of issue 4).
 pt_run() {
 	local tool=$1 try
 	shift
@@ -140,11 +155,24 @@ pt_run() {
 		dp_pair "$PT_SNS" "$PT_CNS" 18515 "$tool" -d "$PT_SDEV" -R \
 			--source_ip "$PT_SADDR" "$@" -- \
 			"$tool" -d "$PT_CDEV" -R "$@" "$PT_SADDR" && return 0
-		grep -q "Correlation coefficient" "$DP_CLI_OUT" "$DP_SRV_OUT" ||
+		if grep -q "Correlation coefficient" "$DP_CLI_OUT" "$DP_SRV_OUT"
+		then
+			echo "perftest could not calibrate its clock (try $try)"
+		elif grep -q "RDMA_CM_EVENT_REJECTED; error: -111" "$DP_CLI_OUT"
+		then
+			echo "perftest's connection was refused (try $try)"
+			echo "$tool $*: refused, try $try" >> /tmp/pt_refused
+		else
 			return 1
-		echo "perftest could not calibrate its clock (try $try)"
+		fi
 	done
 	return 1
+}
+
+# pt_refused_diag: the perftest runs pt_run repeated after a refused
+# connection, as a TAP diagnostic (so that a pass says it too).
+pt_refused_diag() {
+	[ ! -s /tmp/pt_refused ] || diag "perftest repeated:" "$(cat /tmp/pt_refused)"
 }
 
 # Tiny messages show a bandwidth of 0.00 MB/s on a slow guest (1 B at

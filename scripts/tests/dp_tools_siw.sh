@@ -100,6 +100,7 @@ fi
 check "every connection since ran without CRC" \
 	dp_attach_all 'crc 0 markers tx 0 rx 0'
 
+pt_refused_diag
 check "rdma link delete, rmmod kiw" sh -c 'rdma link delete kiw_a &&
 	rdma link delete siw_b && rmmod kiw'
 tap_done
