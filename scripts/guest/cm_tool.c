@@ -141,7 +141,6 @@ static int total(void)
 {
 	return opt.conns * (opt.churn ? opt.churn : 1);
 }
-static volatile sig_atomic_t stop;	/* SIGUSR1: end as at the deadline */
 
 static unsigned char pd_octet(int i, int seed)
 {
@@ -643,7 +642,7 @@ static void parse_addr(const char *host, const char *port,
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: cm_tool server|client -a/-b ADDR -p PORT [-n N] [-r] [-d PD] [-B BL] [-D [-m MSGS] [-s SIZE] [-e]] [-c c|s|d] [-t S] [-v] [-R] [-N ROUNDS] [-q]\n");
+	fprintf(stderr, "Usage: cm_tool server|client -a/-b ADDR -p PORT [-n N] [-r] [-d PD] [-B BL] [-D [-m MSGS] [-s SIZE] [-e]] [-c c|s|d] [-t S] [-v] [-R] [-N ROUNDS] [-q]\n");
 	exit(2);
 }
 
@@ -674,23 +673,58 @@ static void parse_args(int argc, char **argv)
 	optind = 2;
 	while ((ch = getopt(argc, argv, "a:b:p:n:rd:B:Dm:s:ec:t:vRN:q")) != -1) {
 		switch (ch) {
-		case 'a': case 'b': opt.addr = optarg; break;
-		case 'p': opt.port = optarg; break;
-		case 'n': opt.conns = atoi(optarg); conns_given = true; break;
-		case 'r': opt.reject = true; break;
-		case 'd': opt.pd_len = atoi(optarg); break;
-		case 'B': opt.backlog = atoi(optarg); break;
-		case 'D': opt.data = true; break;
-		case 'e': opt.eager = true; break;
-		case 'm': opt.msgs = atoi(optarg); break;
-		case 's': opt.size = atoi(optarg); break;
-		case 'c': opt.closer = optarg[0]; break;
-		case 't': opt.timeout = atoi(optarg); break;
-		case 'v': opt.verbose = true; break;
-		case 'R': opt.rounds = !opt.server; break;
-		case 'N': opt.churn = atoi(optarg); break;
-		case 'q': opt.quiet = true; break;
-		default: usage();
+		case 'a':
+		case 'b':
+			opt.addr = optarg;
+			break;
+		case 'p':
+			opt.port = optarg;
+			break;
+		case 'n':
+			opt.conns = atoi(optarg);
+			conns_given = true;
+			break;
+		case 'r':
+			opt.reject = true;
+			break;
+		case 'd':
+			opt.pd_len = atoi(optarg);
+			break;
+		case 'B':
+			opt.backlog = atoi(optarg);
+			break;
+		case 'D':
+			opt.data = true;
+			break;
+		case 'e':
+			opt.eager = true;
+			break;
+		case 'm':
+			opt.msgs = atoi(optarg);
+			break;
+		case 's':
+			opt.size = atoi(optarg);
+			break;
+		case 'c':
+			opt.closer = optarg[0];
+			break;
+		case 't':
+			opt.timeout = atoi(optarg);
+			break;
+		case 'v':
+			opt.verbose = true;
+			break;
+		case 'R':
+			opt.rounds = !opt.server;
+			break;
+		case 'N':
+			opt.churn = atoi(optarg);
+			break;
+		case 'q':
+			opt.quiet = true;
+			break;
+		default:
+			usage();
 		}
 	}
 	if (opt.addr && !opt.server)
@@ -705,10 +739,15 @@ static void parse_args(int argc, char **argv)
 		usage();
 }
 
-static void on_usr1(int sig)
+/*
+ * SIGUSR1 ends a run as its deadline would. It stays blocked (main()), so
+ * it is seen here, between events, and stays pending: later rounds end too.
+ */
+static bool usr1_pending(void)
 {
-	(void)sig;
-	stop = 1;
+	sigset_t set;
+
+	return !sigpending(&set) && sigismember(&set, SIGUSR1) == 1;
 }
 
 /* A client's connections: opt.conns of them, over opt.addrs. */
@@ -739,7 +778,7 @@ static void run(struct rdma_event_channel *ch, int target)
 	double end = now() + opt.timeout, linger = 0;
 	struct rdma_cm_event *ev;
 
-	while (now() < end && !stop) {
+	while (now() < end && !usr1_pending()) {
 		struct pollfd pfd = { .fd = ch->fd, .events = POLLIN };
 
 		for (int i = 0; i < nconns; i++)
@@ -810,9 +849,12 @@ int main(int argc, char **argv)
 	struct rdma_event_channel *ch;
 	struct sockaddr_storage addr;
 	struct rdma_cm_id *id;
+	sigset_t usr1;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	signal(SIGUSR1, on_usr1);
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &usr1, NULL);
 	parse_args(argc, argv);
 	ch = rdma_create_event_channel();
 	if (!ch)
