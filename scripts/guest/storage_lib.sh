@@ -75,7 +75,6 @@ st_args() {
 	local a
 	for a in "$@"; do
 		case "$a" in
-		"") ;;	# the harness runs a batch's scripts with an empty one
 		long) KIW_LONG=1 ;;
 		baseline) ST_BASELINE=1 ;;
 		mb=[1-9]*) ST_MB=${a#mb=} ;;
