@@ -53,11 +53,14 @@ iwt_ping_start() {
 	IWT_PING_PID=$!
 }
 
+# iwt_ping_stop: ends the well-behaved connection and waits for its DONE
+# line. check() runs it in a subshell, where "wait" cannot reach the pinger
+# (it returned at once, and a check of the DONE line that followed raced
+# with the pinger writing it): the DONE line itself is what is waited for.
 iwt_ping_stop() {
 	[ -n "$IWT_PING_PID" ] || return 1
 	kill -TERM "$IWT_PING_PID" 2>/dev/null
-	wait "$IWT_PING_PID"
-	IWT_PING_PID=
+	wait_for 60 grep -q '^DONE case=ping ' "$IWT_PING_OUT"
 }
 
 peer_batch_run() {

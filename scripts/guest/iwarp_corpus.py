@@ -162,6 +162,8 @@ def k_startup(c, host, port, kv):
 def k_crcflip(c, host, port, kv, m=0):
     rng = c.rng
     stream, t, _ = connect(host, port, c, kv, m=m)
+    if m and not stream.tx_markers:
+        raise OSError("kiw did not ask for markers")
     msgs = valid_msgs(c, t, stream, rng.randrange(1, 5))
     k = rng.randrange(len(msgs))
     data = b""
@@ -408,14 +410,14 @@ def k_term(c, host, port, kv):
 
 def k_marker(c, host, port, kv):
     rng = c.rng
+    # Choose before connecting: the consumer must see one connection per
+    # case (check() matches its DONE line to the case by name).
+    sub = rng.choice(["ptr", "lowbits", "rsvd", "lead", "crcflip"])
+    if sub == "crcflip":
+        return None
     stream, t, rep = connect(host, port, c, kv, m=1)
     if not stream.tx_markers:
         raise OSError("kiw did not ask for markers")
-    sub = rng.choice(["ptr", "lowbits", "rsvd", "lead", "crcflip"])
-    if sub == "crcflip":
-        c.kind = "marker"
-        stream.sock.close()
-        return None
     # a Write long enough to hold one or two markers
     off = rng.randrange(0, 3000)
     ln = rng.randrange(520, 1500)
@@ -516,11 +518,16 @@ def check(peer_out, target_out):
     """Summarize a corpus run per kind, for the VM test: the peer's
     verdicts, and the consumer's DONE lines against the peer's TWANT.
     Prints "KIND kind=K verdicts=P/T consumer=P/T" and "BAD ..." lines."""
-    done = {}
+    done, seen = {}, {}
     for line in open(target_out, errors="replace"):
         if line.startswith("DONE "):
             w = _words(line)
             done.setdefault(w.get("case"), line.split())
+            seen[w.get("case")] = seen.get(w.get("case"), 0) + 1
+    for name, n in sorted(seen.items()):
+        if n > 1:
+            # a case's DONE line would be ambiguous
+            print("BAD consumer %s: %d connections for one case" % (name, n))
     twant, kinds = {}, {}
     for line in open(peer_out, errors="replace"):
         if line.startswith("TWANT "):

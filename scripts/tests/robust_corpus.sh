@@ -62,6 +62,8 @@ corpus_check() {
 		fi
 	done < "$sum.kinds"
 	grep -q '^KIND ' "$sum" || not_ok "$label: no cases checked"
+	check_no_output "$label: one consumer connection per case" \
+		'connections for one case' cat "$sum"
 	if grep -q '^BAD ' "$sum"; then
 		diag "$(grep '^BAD ' "$sum" | head -20)"
 	fi
