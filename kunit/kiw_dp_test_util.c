@@ -380,6 +380,7 @@ static unsigned int kiw_dp_take(struct kunit *test, struct kiw_dp_env *e,
 {
 	struct kiw_txb *b = qp->tx.b;
 	struct iov_iter it;
+	struct kvec kv;
 	unsigned int i;
 
 	for (i = 0; i < b->nr_fpdu; i++) {
@@ -389,7 +390,7 @@ static unsigned int kiw_dp_take(struct kunit *test, struct kiw_dp_env *e,
 		KUNIT_EXPECT_LE(test, w, max(mss, 160U));
 	}
 	e->nr_fpdu += b->nr_fpdu;
-	iov_iter_bvec(&it, ITER_SOURCE, b->vec, b->nr_vec, b->bytes);
+	kiw_txb_iter(b, &it, &kv);
 	KUNIT_EXPECT_EQ(test, copy_from_iter(e->wire, b->bytes, &it),
 			b->bytes);
 	kiw_txb_put_refs(b);

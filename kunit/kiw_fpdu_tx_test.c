@@ -9,6 +9,7 @@
 #include <linux/unaligned.h>
 
 #include "kiw_test_util.h"
+#include "kiw_tx_batch.h"
 
 MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 
@@ -517,6 +518,72 @@ static void kiw_tx_marker_before_crc_test(struct kunit *test)
 	}
 }
 
+/*
+ * One batch FPDU of @len payload octets from @page, with or without CRC;
+ * the payload's owner then overwrites it before TCP copies the batch.
+ * Returns the octets TCP would copy, in @img.
+ */
+static unsigned int kiw_txb_overwritten(struct kunit *test, struct page *page,
+					unsigned int len, bool crc, u8 *img)
+{
+	struct kiw_txb *b = kiw_txb_alloc();
+	struct iov_iter it;
+	struct kvec kv;
+	unsigned int n;
+	int wire;
+
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	kiw_txb_begin(b, KIW_TXB_BYTES);
+	kiw_ref_send_hdr(kiw_txb_hdr(b), 1);
+	memset(page_address(page), 0x5a, len);
+	bvec_set_page(&b->src[0], page, len, 0);
+	b->nr_src = 1;
+	wire = kiw_txb_add(b, 0, false, crc, 18);
+	KUNIT_ASSERT_GT(test, wire, 0);
+	KUNIT_EXPECT_EQ(test, b->staged, crc);
+	memset(page_address(page), 0xc3, len);	/* the owner writes */
+	kiw_txb_iter(b, &it, &kv);
+	n = copy_from_iter(img, b->bytes, &it);
+	KUNIT_EXPECT_EQ(test, n, (unsigned int)wire);
+	kiw_txb_free(b);
+	return n;
+}
+
+/*
+ * With CRC, the octets TCP copies are the ones the CRC covers, even when
+ * the payload changes between framing and sendmsg() (the batch stages
+ * them); without CRC the batch points into the payload itself.
+ */
+static void kiw_txb_stage_test(struct kunit *test)
+{
+	struct page *page = alloc_page(GFP_KERNEL);
+	unsigned int len = 1000, n, i;
+	struct kiw_test_ulp *u;
+	u8 *img;
+
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	img = kunit_kzalloc(test, 2 * PAGE_SIZE, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, img);
+
+	n = kiw_txb_overwritten(test, page, len, true, img);
+	for (i = 0; i < len && img[20 + i] == 0x5a; i++)
+		;
+	KUNIT_EXPECT_EQ(test, i, len);		/* as it was framed */
+	u = kiw_test_ulp_new(test, 2048, false, true);
+	kiw_test_feed(u, img, n, 0);
+	KUNIT_EXPECT_EQ(test, u->nr_ok, 1);
+	KUNIT_EXPECT_EQ(test, u->verdict, KIW_TERM_NONE);
+
+	n = kiw_txb_overwritten(test, page, len, false, img);
+	for (i = 0; i < len && img[20 + i] == 0xc3; i++)
+		;
+	KUNIT_EXPECT_EQ(test, i, len);		/* the pages themselves */
+	u = kiw_test_ulp_new(test, 2048, false, false);
+	kiw_test_feed(u, img, n, 0);
+	KUNIT_EXPECT_EQ(test, u->nr_ok, 1);
+	__free_page(page);
+}
+
 static struct kunit_case kiw_fpdu_tx_cases[] = {
 	KUNIT_CASE(kiw_tx_layout_test),
 	KUNIT_CASE(kiw_tx_layout_errors_test),
@@ -525,6 +592,7 @@ static struct kunit_case kiw_fpdu_tx_cases[] = {
 	KUNIT_CASE(kiw_tx_large_test),
 	KUNIT_CASE(kiw_tx_errors_test),
 	KUNIT_CASE(kiw_tx_marker_before_crc_test),
+	KUNIT_CASE(kiw_txb_stage_test),
 	KUNIT_CASE(kiw_skb_helpers_test),
 	KUNIT_CASE(kiw_rx_skb_test),
 	KUNIT_CASE(kiw_rx_skip_test),

@@ -75,14 +75,19 @@ struct kiw_copy_arg {
 	u32 *crc;
 };
 
-/* Copy, then run the CRC over the copy while it is hot in the cache. */
+/*
+ * Copy, and run the CRC over the source: the socket's own octets, which
+ * nobody else writes. The destination may be memory its owner (or another
+ * connection placing into the same region) writes meanwhile; a CRC over
+ * it would fail an FPDU that arrived intact.
+ */
 static void kiw_copy_actor(void *arg, const u8 *from, unsigned int len)
 {
 	struct kiw_copy_arg *a = arg;
 
 	memcpy(a->to, from, len);
 	if (a->crc)
-		*a->crc = kiw_crc_update(*a->crc, a->to, len);
+		*a->crc = kiw_crc_update(*a->crc, from, len);
 	a->to += len;
 }
 
@@ -121,8 +126,8 @@ static void kiw_copy_page_actor(void *arg, const u8 *from, unsigned int len)
 		u8 *to = kmap_local_page(a->page);
 
 		memcpy(to + a->pg_off, from, n);
-		if (a->crc)
-			*a->crc = kiw_crc_update(*a->crc, to + a->pg_off, n);
+		if (a->crc)	/* over the source, as kiw_copy_actor() */
+			*a->crc = kiw_crc_update(*a->crc, from, n);
 		kunmap_local(to);
 		from += n;
 		len -= n;

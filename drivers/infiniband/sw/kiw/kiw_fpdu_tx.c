@@ -243,9 +243,9 @@ static int kiw_fpdu_emit_all(struct kiw_fpdu_emit *e,
  *
  * The CRC is computed in the same pass, over exactly the octets the
  * vectors describe (markers in the FPDU included). The payload must not
- * change until it is sent, or the CRC no longer matches it: payload that
- * its owner may still write (user memory) goes through
- * kiw_fpdu_build_linear() instead.
+ * change until it is sent, or the CRC no longer matches it: with CRC,
+ * kiw_txb_add() frames payload its owner may still write (any region)
+ * with kiw_fpdu_build_linear() instead.
  *
  * Return: the number of vectors, -EMSGSIZE for a ULPDU above 64768
  * octets, -EINVAL for a misaligned start or memory outside the linear

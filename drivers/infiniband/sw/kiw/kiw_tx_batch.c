@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * kiw transmit batches (see kiw_tx_batch.h): FPDUs framed as vectors over
- * the payload pages, one sendmsg() per batch, and the spill buffer for
- * what TCP did not take.
+ * the payload pages, or staged in the spill buffer when they carry a CRC,
+ * one sendmsg() per batch, and the spill buffer for what TCP did not take.
  */
 #include <linux/slab.h>
 #include <linux/socket.h>
@@ -53,6 +53,7 @@ void kiw_txb_begin(struct kiw_txb *b, unsigned int limit)
 	b->nr_src = 0;
 	b->nr_end = 0;
 	b->bytes = 0;
+	b->staged = false;
 	b->limit = min_t(unsigned int, limit, KIW_TXB_BYTES);
 }
 EXPORT_SYMBOL_IF_KUNIT(kiw_txb_begin);
@@ -261,11 +262,22 @@ int kiw_txb_add(struct kiw_txb *b, u32 start, bool markers, bool crc,
 
 	if (WARN_ON_ONCE(b->nr_fpdu == KIW_TXB_FPDUS))
 		return -ENOSPC;
-	n = kiw_fpdu_build(&f->ftx, &d, b->vec + b->nr_vec,
-			   KIW_TXB_VECS - b->nr_vec);
-	if (WARN_ON_ONCE(n < 0))
-		return n;
-	b->nr_vec += n;
+	/* CRC is negotiated per connection: a batch is all one kind. */
+	if (WARN_ON_ONCE(b->nr_fpdu && b->staged != crc))
+		return -EINVAL;
+	if (crc) {
+		n = kiw_fpdu_build_linear(&f->ftx, &d, b->spill + b->bytes,
+					  KIW_TXB_BYTES - b->bytes);
+		if (WARN_ON_ONCE(n < 0))
+			return n;
+		b->staged = true;
+	} else {
+		n = kiw_fpdu_build(&f->ftx, &d, b->vec + b->nr_vec,
+				   KIW_TXB_VECS - b->nr_vec);
+		if (WARN_ON_ONCE(n < 0))
+			return n;
+		b->nr_vec += n;
+	}
 	b->nr_fpdu++;
 	b->nr_src = 0;
 	b->bytes += f->ftx.lay.wire_len;
@@ -290,6 +302,24 @@ static int kiw_txb_sendmsg(struct socket *sock, struct msghdr *msg)
 }
 
 /**
+ * kiw_txb_iter - the batch's octets as a source iterator
+ * @b: the batch
+ * @it: set up over the vectors, or over the staged FPDUs
+ * @kv: room for the staged FPDUs' vector; must live as long as @it
+ */
+void kiw_txb_iter(struct kiw_txb *b, struct iov_iter *it, struct kvec *kv)
+{
+	if (b->staged) {
+		kv->iov_base = b->spill;
+		kv->iov_len = b->bytes;
+		iov_iter_kvec(it, ITER_SOURCE, kv, 1, b->bytes);
+	} else {
+		iov_iter_bvec(it, ITER_SOURCE, b->vec, b->nr_vec, b->bytes);
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(kiw_txb_iter);
+
+/**
  * kiw_txb_send - hand the batch to TCP
  * @b: the batch
  * @sock: the connection's socket
@@ -305,13 +335,18 @@ static int kiw_txb_sendmsg(struct socket *sock, struct msghdr *msg)
 int kiw_txb_send(struct kiw_txb *b, struct socket *sock, bool more)
 {
 	struct msghdr msg = { .msg_flags = more ? MSG_MORE : 0 };
+	struct kvec kv;
 	int sent;
 
-	iov_iter_bvec(&msg.msg_iter, ITER_SOURCE, b->vec, b->nr_vec, b->bytes);
+	kiw_txb_iter(b, &msg.msg_iter, &kv);
 	sent = kiw_txb_sendmsg(sock, &msg);
 	if (sent == -EAGAIN)
 		sent = 0;
-	if (sent >= 0 && sent < b->bytes) {
+	if (sent >= 0 && sent < b->bytes && b->staged) {
+		/* The rest is in the spill buffer already. */
+		b->spill_len = b->bytes;
+		b->spill_off = sent;
+	} else if (sent >= 0 && sent < b->bytes) {
 		/* msg_iter stands at the first octet TCP did not take. */
 		b->spill_len = copy_from_iter(b->spill, b->bytes - sent,
 					      &msg.msg_iter);

@@ -5,10 +5,19 @@
  * The TX engine (kiw_tx.c) decides what goes into each FPDU: it writes
  * the DDP (and RDMAP) header into kiw_txb_hdr(), names the payload with
  * kiw_txb_src_local()/kiw_txb_src_tagged(), and closes the FPDU with
- * kiw_txb_add(), which frames it (kiw_fpdu_build(): markers, PAD, CRC32c
- * over the payload pages in one pass) as vectors. kiw_txb_send() then
- * gives all of them to TCP, which copies them into its own buffers, so a
- * work request is complete once its last FPDU was accepted.
+ * kiw_txb_add(), which frames it. kiw_txb_send() then gives the batch to
+ * TCP, which copies it into its own buffers, so a work request is
+ * complete once its last FPDU was accepted.
+ *
+ * Without CRC an FPDU is framed as vectors over the payload pages
+ * (kiw_fpdu_build()), and TCP copies straight from the regions. With CRC
+ * the CRC must cover exactly the octets TCP copies, and the payload's
+ * owner may write it meanwhile (user memory; a buffer a peer places into
+ * while it is also a send source, as perftest does): each FPDU is then
+ * staged, copied into the spill buffer with its CRC computed over that
+ * copy (kiw_fpdu_build_linear()), and the batch is sent from there. A
+ * payload that changes is then sent as it was copied, with a CRC that
+ * matches it, as a NIC reading memory once would send it.
  *
  * Memory regions. The payload is described by page vectors into the
  * regions; a reference on each region is held from kiw_txb_src_*() until
@@ -28,6 +37,7 @@
 #include <linux/bvec.h>
 #include <linux/net.h>
 #include <linux/types.h>
+#include <linux/uio.h>
 
 #include "kiw_fpdu.h"
 #include "kiw_mem.h"
@@ -37,6 +47,16 @@
 #define KIW_TXB_SRC	32	/* payload vectors per FPDU */
 #define KIW_TXB_REFS	16	/* regions referenced by one batch */
 #define KIW_TXB_BYTES	65536	/* octets per batch; also the spill size */
+
+/*
+ * A batch takes its first FPDU whatever its size, others only within
+ * KIW_TXB_BYTES: a staged batch always fits in the spill buffer.
+ */
+static_assert(KIW_MPA_FPDU_OVERHEAD + KIW_MPA_ULPDU_MAX + 3 +
+	      KIW_MPA_MARKER_SIZE *
+	      (KIW_MPA_ULPDU_MAX / (KIW_MPA_MARKER_INTERVAL -
+				    KIW_MPA_MARKER_SIZE) + 2) <=
+	      KIW_TXB_BYTES);
 #define KIW_TXB_VECS	(KIW_TXB_FPDUS * 12 + KIW_FPDU_TX_MAX_VEC(KIW_TXB_SRC))
 
 /* Longest header an FPDU starts with: untagged DDP plus inline data. */
@@ -71,14 +91,18 @@ struct kiw_txb {
 	unsigned int nr_src;	/* payload vectors of the FPDU being built */
 	unsigned int nr_ref;
 	unsigned int nr_end;
-	unsigned int bytes;	/* octets the vectors describe */
+	unsigned int bytes;	/* octets in the batch */
+	bool staged;		/* the FPDUs are in the spill buffer (CRC) */
 	unsigned int limit;	/* octets this batch should not exceed */
 	struct kiw_txb_fpdu *fpdu;	/* KIW_TXB_FPDUS, in the linear map */
 	struct kiw_txb_end end[KIW_TXB_FPDUS];
 	struct kiw_txb_ref ref[KIW_TXB_REFS];
 	struct bio_vec src[KIW_TXB_SRC];
 	struct bio_vec vec[KIW_TXB_VECS];
-	/* The octets of earlier batches TCP has not taken yet. */
+	/*
+	 * The octets of earlier batches TCP has not taken yet; while a
+	 * batch is built (the buffer is then empty), its staged FPDUs.
+	 */
 	u8 *spill;
 	unsigned int spill_len;
 	unsigned int spill_off;
@@ -108,6 +132,7 @@ int kiw_txb_add(struct kiw_txb *b, u32 start, bool markers, bool crc,
 		unsigned int hdr_len);
 void kiw_txb_end_msg(struct kiw_txb *b, u32 pos);
 void kiw_txb_put_refs(struct kiw_txb *b);
+void kiw_txb_iter(struct kiw_txb *b, struct iov_iter *it, struct kvec *kv);
 int kiw_txb_send(struct kiw_txb *b, struct socket *sock, bool more);
 int kiw_txb_push_spill(struct kiw_txb *b, struct socket *sock);
 
