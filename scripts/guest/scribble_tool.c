@@ -62,9 +62,9 @@ static struct {
 
 /* The scribbler: the buffer changes under every operation on it. */
 struct scribble {
-	volatile uint8_t *buf;
+	volatile uint8_t *buf;	/* every write must happen */
 	size_t len;
-	volatile bool stop;
+	bool stop;		/* __atomic */
 	pthread_t thread;
 };
 
@@ -74,7 +74,7 @@ static void *scribble_run(void *arg)
 	uint8_t v = 0;
 	size_t i;
 
-	while (!s->stop)
+	while (!__atomic_load_n(&s->stop, __ATOMIC_RELAXED))
 		for (i = 0, v++; i < s->len; i += 64)
 			s->buf[i] = v + (uint8_t)i;
 	return NULL;
@@ -251,7 +251,7 @@ static int run(void)
 	if (pthread_create(&s.thread, NULL, scribble_run, &s))
 		return -1;
 	ret = opt.server ? serve(id, buf, mr) : drive(id, buf, mr);
-	s.stop = true;
+	__atomic_store_n(&s.stop, true, __ATOMIC_RELAXED);
 	pthread_join(s.thread, NULL);
 	report();
 	rdma_disconnect(id);
