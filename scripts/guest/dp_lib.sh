@@ -142,12 +142,18 @@ pt_results() {
 # which happens on a busy host's emulated CPUs. That is no verdict on
 # kiw: such a run is repeated, twice at most.
 #
-# On a loaded host a perftest client's connection is now and then
-# refused at once (REJECTED, -111) and the client then crashes inside
-# librdmacm (seen three times on 2026-11-21, each time on the first try,
-# never in thousands of cm_tool, rping and ucmatose connections): such a
-# run is repeated too, and pt_refused_diag says so (cause not found yet:
-# perftest's own server flow or kiw; an open question of issue 4).
+# perftest -R races with itself: its server accepts the client's first
+# rdma_cm connection (the control channel) on the port and destroys that
+# listener at once, and only after a handshake over the channel listens on
+# the port again, for the test's QPs; the client connects them as soon as
+# it has the handshake's reply. A SYN that comes first gets a TCP reset
+# (no socket), which rdma_cm reports as REJECTED, -111, whatever the
+# iWARP device (traced on kiw: tcp_send_reset reason NO_SOCKET, the
+# server's listen 10 ms later). perftest's client retries after 100 ms by
+# design, but perftest 4.5+0.17 (Debian 12) crashes in that retry, inside
+# librdmacm. Seen in about one run of 15 on a loaded host, never in
+# cm_tool, rping or ucmatose, which listen once: such a run is repeated
+# too, and pt_refused_diag says so.
 pt_run() {
 	local tool=$1 try
 	shift
@@ -160,7 +166,7 @@ pt_run() {
 			echo "perftest could not calibrate its clock (try $try)"
 		elif grep -q "RDMA_CM_EVENT_REJECTED; error: -111" "$DP_CLI_OUT"
 		then
-			echo "perftest's connection was refused (try $try)"
+			echo "perftest's test connection came before its server listened (try $try)"
 			echo "$tool $*: refused, try $try" >> /tmp/pt_refused
 		else
 			return 1
