@@ -183,18 +183,11 @@ show_failure() {
 # its result line (the first line of numbers after the column header) in
 # $OUT/res.
 #
-# perftest -R races with itself. Its server accepts the client's first
-# rdma_cm connection (the control channel) on PORT and destroys that
-# listener at once; only after a handshake over the channel does it listen
-# on PORT again, for the test's QPs, while the client connects them as
-# soon as it has the handshake's reply. When the client's SYN comes first,
-# TCP answers it with a reset (no socket), which rdma_cm reports as
-# RDMA_CM_EVENT_REJECTED, error -111, whatever the iWARP device (seen on
-# kiw about once in 15 runs: tracepoints tcp_send_reset NO_SOCKET, then
-# the server's listen 10 ms later). The client then retries after 100 ms
-# by design, but perftest 4.5+0.17 (Debian 12) crashes in that retry
-# (general protection fault in librdmacm). No test of the stack: such a
-# run is repeated, on a new port, three tries in all.
+# perftest -R races with itself: its client may connect the test's QPs
+# before its server listens for them again, gets RDMA_CM_EVENT_REJECTED
+# -111 whatever the iWARP device, and perftest 4.5+0.17 then crashes in
+# its own retry (the trace: pt_run in scripts/guest/dp_lib.sh). No test of
+# the stack: such a run is repeated, on a new port, three tries in all.
 perftest() {
 	local tool=$1 try
 	shift

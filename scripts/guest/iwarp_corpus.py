@@ -23,6 +23,7 @@
 # consumer must see; for every case at least: no guard octet, and the
 # regions the peer may not write unchanged) and
 #   VERDICT case=NAME kind=K pass=1|0 want=... got=...
+import collections
 import random
 import socket
 import struct
@@ -518,12 +519,12 @@ def check(peer_out, target_out):
     """Summarize a corpus run per kind, for the VM test: the peer's
     verdicts, and the consumer's DONE lines against the peer's TWANT.
     Prints "KIND kind=K verdicts=P/T consumer=P/T" and "BAD ..." lines."""
-    done, seen = {}, {}
+    done, seen = {}, collections.Counter()
     for line in open(target_out, errors="replace"):
         if line.startswith("DONE "):
-            w = _words(line)
-            done.setdefault(w.get("case"), line.split())
-            seen[w.get("case")] = seen.get(w.get("case"), 0) + 1
+            name = _words(line).get("case")
+            done.setdefault(name, line.split())
+            seen[name] += 1
     for name, n in sorted(seen.items()):
         if n > 1:
             # a case's DONE line would be ambiguous

@@ -153,6 +153,43 @@ _kiw_check_no_output() {
 }
 
 # wait_for SECONDS cmd...: poll cmd (quietly) every 0.2 s until it succeeds.
+# stats_are DEV NAME=VALUE...: each counter of "rdma statistic show link
+# DEV/1" has exactly that value (a value ">N": more than N); shows them all
+# otherwise. One rdma call, parsed by bash: programs are slow under TCG.
+stats_are() {
+	local dev=$1 line kv name want got bad=0 i w
+	local -A v=()
+	shift
+	line=$(rdma statistic show link "$dev/1") || return 1
+	read -ra w <<<"$line"
+	for ((i = 2; i + 1 < ${#w[@]}; i += 2)); do
+		v[${w[i]}]=${w[i + 1]}
+	done
+	for kv in "$@"; do
+		name=${kv%%=*} want=${kv#*=}
+		got=${v[$name]:-}
+		if [ "${want#>}" != "$want" ]; then
+			[ -n "$got" ] && [ "$got" -gt "${want#>}" ] && continue
+		else
+			[ "$got" = "$want" ] && continue
+		fi
+		echo "$dev $name=$got, expected $want"
+		bad=1
+	done
+	[ "$bad" = 0 ] || echo "$line"
+	[ "$bad" = 0 ]
+}
+
+# stats_clean DEV [NAME=VALUE...]: stats_are with no CRC or marker error
+# and no Terminate sent or received at any layer, and the counters given.
+stats_clean() {
+	local dev=$1
+	shift
+	stats_are "$dev" rx_crc_errors=0 rx_marker_errors=0 \
+		tx_terminate_rdmap=0 tx_terminate_ddp=0 tx_terminate_mpa=0 \
+		rx_terminate_rdmap=0 rx_terminate_ddp=0 rx_terminate_mpa=0 "$@"
+}
+
 wait_for() {
 	local limit=$1 end
 	shift

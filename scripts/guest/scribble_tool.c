@@ -62,7 +62,7 @@ static struct {
 
 /* The scribbler: the buffer changes under every operation on it. */
 struct scribble {
-	volatile uint8_t *buf;	/* every write must happen */
+	uint8_t *buf;		/* written with __atomic: every write happens */
 	size_t len;
 	bool stop;		/* __atomic */
 	pthread_t thread;
@@ -76,7 +76,8 @@ static void *scribble_run(void *arg)
 
 	while (!__atomic_load_n(&s->stop, __ATOMIC_RELAXED))
 		for (i = 0, v++; i < s->len; i += 64)
-			s->buf[i] = v + (uint8_t)i;
+			__atomic_store_n(&s->buf[i], v + (uint8_t)i,
+					 __ATOMIC_RELAXED);
 	return NULL;
 }
 
@@ -236,13 +237,16 @@ static int run(void)
 		perror("rdma_reg_msgs");
 		return -1;
 	}
-	/* every receive into the same octets: the server's messages and
-	 * the client's acknowledgements, over what the client sends from */
-	ret = opt.server ? post_recvs(id, mr, buf, opt.size, NR_RECV) :
-			   post_recvs(id, mr, buf, ACK_LEN, NR_RECV);
-	if (ret || (opt.server ? rdma_accept(id, NULL) :
-				 rdma_connect(id, NULL))) {
-		perror(opt.server ? "rdma_accept" : "rdma_connect");
+	/*
+	 * Every receive into the same octets: the server's messages and the
+	 * client's acknowledgements, over what the client sends from.
+	 */
+	ret = post_recvs(id, mr, buf, opt.server ? opt.size : ACK_LEN, NR_RECV);
+	if (!ret)
+		ret = opt.server ? rdma_accept(id, NULL) : rdma_connect(id, NULL);
+	if (ret) {
+		perror(opt.server ? "rdma_post_recv/rdma_accept" :
+				    "rdma_post_recv/rdma_connect");
 		return -1;
 	}
 	printf("ESTABLISHED\n");
@@ -266,7 +270,7 @@ static int run(void)
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: scribble_tool server -b ADDR -p PORT [-s SIZE] [-t SECONDS]\n"
+		"Usage: scribble_tool server -b ADDR -p PORT [-s SIZE] [-t SECONDS]\n"
 		"       scribble_tool client -a ADDR -p PORT [-s SIZE] [-T SECONDS] [-t SECONDS]\n");
 	exit(2);
 }

@@ -22,33 +22,6 @@ A4=10.77.0.1 B4=10.77.0.2
 PEER_LIB=$KIW_TOP/scripts/guest
 TRACE=/sys/kernel/tracing
 
-# stats_are DEV NAME=VALUE...: each counter of "rdma statistic show link
-# DEV/1" has exactly that value (a value ">N": more than N); shows them all
-# otherwise. One rdma call, parsed by bash: programs are slow under TCG.
-stats_are() {
-	local dev=$1 line kv name want got bad=0 i w
-	local -A v=()
-	shift
-	line=$(rdma statistic show link "$dev/1") || return 1
-	read -ra w <<<"$line"
-	for ((i = 2; i + 1 < ${#w[@]}; i += 2)); do
-		v[${w[i]}]=${w[i + 1]}
-	done
-	for kv in "$@"; do
-		name=${kv%%=*} want=${kv#*=}
-		got=${v[$name]:-}
-		if [ "${want#>}" != "$want" ]; then
-			[ -n "$got" ] && [ "$got" -gt "${want#>}" ] && continue
-		else
-			[ "$got" = "$want" ] && continue
-		fi
-		echo "$dev $name=$got, expected $want"
-		bad=1
-	done
-	[ "$bad" = 0 ] || echo "$line"
-	[ "$bad" = 0 ]
-}
-
 # all_zero DEV: DEV has 21 counters, every one 0.
 all_zero() {
 	local line i n=0 w

@@ -53,10 +53,7 @@
  * KIW_TXB_BYTES: a staged batch always fits in the spill buffer.
  */
 static_assert(KIW_MPA_FPDU_OVERHEAD + KIW_MPA_ULPDU_MAX + 3 +
-	      KIW_MPA_MARKER_SIZE *
-	      (KIW_MPA_ULPDU_MAX / (KIW_MPA_MARKER_INTERVAL -
-				    KIW_MPA_MARKER_SIZE) + 2) <=
-	      KIW_TXB_BYTES);
+	      KIW_MPA_MARKER_SIZE * KIW_FPDU_MAX_MARKERS <= KIW_TXB_BYTES);
 #define KIW_TXB_VECS	(KIW_TXB_FPDUS * 12 + KIW_FPDU_TX_MAX_VEC(KIW_TXB_SRC))
 
 /* Longest header an FPDU starts with: untagged DDP plus inline data. */
