@@ -4,6 +4,8 @@
  * MULPDU, marker arithmetic and CRC32c vectors.
  */
 #include <kunit/test.h>
+#include <linux/crc32c.h>
+#include <linux/random.h>
 #include <linux/unaligned.h>
 
 #include "kiw_mpa.h"
@@ -596,6 +598,52 @@ static void kiw_crc32c_fig_test(struct kunit *test)
 	KUNIT_EXPECT_MEMEQ(test, w, nocompl5, 4);
 }
 
+/*
+ * Both implementations kiw_crc_update() chooses from (kiw_crc.c) give the
+ * CRC-32C check value, Fig. 5's CRC, and crc32c()'s value for random
+ * buffers at random lengths and alignments, in one piece and in two; and
+ * the parameter refuses anything else. The choice made at load (or by the
+ * parameter) is restored afterwards.
+ * Covers: MPA-CRC-1, MPA-CRC-8
+ */
+static void kiw_crc_impl_test(struct kunit *test)
+{
+	static const char *const impls[] = { "table", "crypto" };
+	const char *asked = kiw_crc_asked_impl();
+	unsigned int i, n, len, off, cut;
+	u8 *buf;
+	u32 c;
+
+	buf = kunit_kmalloc(test, 9100, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	KUNIT_EXPECT_EQ(test, kiw_crc_set_impl("tables"), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kiw_crc_set_impl(""), -EINVAL);
+	for (i = 0; i < ARRAY_SIZE(impls); i++) {
+		KUNIT_EXPECT_EQ(test, kiw_crc_set_impl(impls[i]), 0);
+		KUNIT_EXPECT_EQ(test, kiw_crc_uses_table(), i == 0);
+		KUNIT_EXPECT_STREQ(test, kiw_crc_asked_impl(), impls[i]);
+		c = kiw_crc_update(kiw_crc_init(), "123456789", 9);
+		KUNIT_EXPECT_EQ_MSG(test, kiw_crc_final(c), 0xe3069283,
+				    "%s", impls[i]);
+		c = kiw_crc_update(kiw_crc_init(), kiw_vec_fig5, 48);
+		KUNIT_EXPECT_EQ_MSG(test, kiw_crc_final(c), 0x83992352,
+				    "%s", impls[i]);
+		for (n = 0; n < 64; n++) {
+			len = get_random_u32_below(9000);
+			off = get_random_u32_below(64);
+			cut = len ? get_random_u32_below(len) : 0;
+			get_random_bytes(buf + off, len);
+			c = kiw_crc_update(~0U, buf + off, cut);
+			c = kiw_crc_update(c, buf + off + cut, len - cut);
+			KUNIT_EXPECT_EQ_MSG(test, c,
+					    crc32c(~0U, buf + off, len),
+					    "%s len %u off %u cut %u",
+					    impls[i], len, off, cut);
+		}
+	}
+	KUNIT_EXPECT_EQ(test, kiw_crc_set_impl(asked), 0);
+}
+
 static struct kunit_case kiw_mpa_util_cases[] = {
 	KUNIT_CASE_PARAM(kiw_mulpdu_test, kiw_mulpdu_gen_params),
 	KUNIT_CASE(kiw_mulpdu_fits_test),
@@ -603,6 +651,7 @@ static struct kunit_case kiw_mpa_util_cases[] = {
 	KUNIT_CASE(kiw_marker_fpduptr_test),
 	KUNIT_CASE(kiw_crc32c_vectors_test),
 	KUNIT_CASE(kiw_crc32c_fig_test),
+	KUNIT_CASE(kiw_crc_impl_test),
 	{}
 };
 

@@ -14,6 +14,7 @@
 #include <rdma/rdma_netlink.h>
 
 #include "kiw.h"
+#include "kiw_mpa.h"
 #include "kiw_tx.h"
 
 /*
@@ -60,6 +61,7 @@ static int __init kiw_init(void)
 {
 	int ret;
 
+	kiw_crc_setup();
 	ret = kiw_llp_init();
 	if (ret)
 		return ret;

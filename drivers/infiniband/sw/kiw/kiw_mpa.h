@@ -24,7 +24,6 @@
 #ifndef KIW_MPA_H
 #define KIW_MPA_H
 
-#include <linux/crc32c.h>
 #include <linux/types.h>
 #include <linux/unaligned.h>
 #include <kiw/mpa.h>
@@ -201,19 +200,21 @@ u32 kiw_mpa_ulpdu_len_off(u32 marker_off, u16 fpduptr);
 
 /*
  * CRC32c as MPA and iSCSI use it: register preset to all ones, reflected
- * (crc32c() is the raw register update), result complemented, and sent
- * least significant octet first: a result of 0x83992352 goes on the wire
- * as 52 23 99 83.
+ * (kiw_crc_update() is the raw register update, as crc32c()), result
+ * complemented, and sent least significant octet first: a result of
+ * 0x83992352 goes on the wire as 52 23 99 83.
  */
 static inline u32 kiw_crc_init(void)
 {
 	return ~0U;
 }
 
-static inline u32 kiw_crc_update(u32 crc, const void *p, unsigned int len)
-{
-	return crc32c(crc, p, len);
-}
+/* kiw_crc.c: crc32c() or lib/crc32's tables, whichever is faster here. */
+u32 kiw_crc_update(u32 crc, const void *p, unsigned int len);
+void kiw_crc_setup(void);
+int kiw_crc_set_impl(const char *val);
+const char *kiw_crc_asked_impl(void);
+bool kiw_crc_uses_table(void);
 
 static inline u32 kiw_crc_final(u32 crc)
 {
