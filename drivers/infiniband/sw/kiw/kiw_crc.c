@@ -19,7 +19,6 @@
 #include <linux/crc32.h>
 #include <linux/crc32c.h>
 #include <linux/err.h>
-#include <linux/jump_label.h>
 #include <linux/ktime.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
@@ -42,14 +41,18 @@ static const char *const kiw_crc_impl_names[] = {
 	[KIW_CRC_TABLE] = "table",
 };
 
-/* Set: __crc32c_le(); clear: crc32c(). Flipped only under kiw_crc_lock. */
-static DEFINE_STATIC_KEY_FALSE(kiw_crc_table);
+/*
+ * True: __crc32c_le(); false: crc32c(). Written only under kiw_crc_lock,
+ * read locklessly (both give the same CRC, so a reader may take either).
+ * A plain flag rather than a static key: a branch is nothing next to the
+ * CRC's work, and no code is patched under traffic.
+ */
+static bool kiw_crc_table __read_mostly;
 
 /*
- * kiw_crc_lock serializes changes of the implementation: the parameter,
- * what it asked for (kiw_crc_asked), and the static key. kiw_crc_ready
- * says whether module init has run (before it, a parameter given at load
- * is only recorded).
+ * kiw_crc_lock serializes changes of the implementation: what was asked
+ * for (kiw_crc_asked) and kiw_crc_table. kiw_crc_ready says whether module
+ * init has run (before it, a parameter given at load is only recorded).
  */
 static DEFINE_MUTEX(kiw_crc_lock);
 static enum kiw_crc_impl kiw_crc_asked = KIW_CRC_AUTO;
@@ -60,7 +63,7 @@ static char kiw_crc_driver[CRYPTO_MAX_ALG_NAME] = "crc32c";
 
 u32 kiw_crc_update(u32 crc, const void *p, unsigned int len)
 {
-	if (static_branch_unlikely(&kiw_crc_table))
+	if (READ_ONCE(kiw_crc_table))
 		return __crc32c_le(crc, p, len);
 	return crc32c(crc, p, len);
 }
@@ -69,7 +72,7 @@ EXPORT_SYMBOL_IF_KUNIT(kiw_crc_update);
 /* True if kiw_crc_update() currently uses the tables (for KUnit). */
 bool kiw_crc_uses_table(void)
 {
-	return static_branch_unlikely(&kiw_crc_table);
+	return READ_ONCE(kiw_crc_table);
 }
 EXPORT_SYMBOL_IF_KUNIT(kiw_crc_uses_table);
 
@@ -130,10 +133,7 @@ static void kiw_crc_apply(enum kiw_crc_impl impl)
 		table = kiw_crc_table_faster();
 	else
 		table = impl == KIW_CRC_TABLE;
-	if (table)
-		static_branch_enable(&kiw_crc_table);
-	else
-		static_branch_disable(&kiw_crc_table);
+	WRITE_ONCE(kiw_crc_table, table);
 	pr_info("kiw: crc32c: using %s%s\n",
 		table ? "lib/crc32 tables" : kiw_crc_driver,
 		impl == KIW_CRC_AUTO ? " (the faster here)" : "");
@@ -183,7 +183,7 @@ static int kiw_crc_impl_get(char *buf, const struct kernel_param *kp)
 
 	mutex_lock(&kiw_crc_lock);
 	n = sysfs_emit(buf, "%s: %s\n", kiw_crc_impl_names[kiw_crc_asked],
-		       static_key_enabled(&kiw_crc_table) ? "table" :
+		       kiw_crc_table ? "table" :
 		       kiw_crc_driver);
 	mutex_unlock(&kiw_crc_lock);
 	return n;
