@@ -180,14 +180,17 @@ int kiw_skb_crc(const struct sk_buff *skb, unsigned int off,
 }
 EXPORT_SYMBOL_IF_KUNIT(kiw_skb_crc);
 
-/* The parser's small fields: copy out and run through the CRC. */
+/*
+ * The parser's small fields: copy out and, if CRC was negotiated and @crc
+ * says the field is covered, run through the CRC.
+ */
 static void kiw_fpdu_rx_take(struct kiw_fpdu_rx *rx, const struct sk_buff *skb,
 			     unsigned int off, u8 *to, unsigned int len,
 			     bool crc)
 {
 	if (WARN_ON_ONCE(skb_copy_bits(skb, off, to, len)))
 		memset(to, 0, len);
-	if (crc)
+	if (crc && rx->crc_on)
 		rx->crc = kiw_crc_update(rx->crc, to, len);
 }
 
