@@ -22,7 +22,10 @@
 #
 # One guest (scripts/vm.sh, scripts/bench/guest.sh) measures every stack on
 # the same veth pair, interleaved test by test, so that noise on this
-# shared, emulated (TCG) machine hits them alike. Then, on the host:
+# shared, emulated (TCG) machine hits them alike. KIW_VM_TCG_THREAD=multi
+# (scripts/vm.sh) gives each vCPU its own host thread: with the default,
+# one thread for both, every latency is one 4 ms tick (benchmark.rst,
+# "Latency under TCG"). Then, on the host:
 #   DIR/results.csv   every measurement (rep,stack,test,value,unit)
 #   DIR/table.txt     the table with the ratios and the targets (also on
 #                     stdout)
@@ -81,7 +84,7 @@ fi
 {
 	echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
 	echo "commit: $(git -C "$KIW_TOP" describe --always --dirty 2>/dev/null || echo unknown)"
-	echo "kernel: $kernel; reps: $reps; duration: ${duration}s; quick: $quick"
+	echo "kernel: $kernel; reps: $reps; duration: ${duration}s; quick: $quick; tcg: ${KIW_VM_TCG_THREAD:-single}"
 	echo "host: $(nproc) CPUs, load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 } > "$out/meta.txt"
 

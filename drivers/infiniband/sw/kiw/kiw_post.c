@@ -177,7 +177,7 @@ static int kiw_sq_doorbell(struct kiw_qp *qp)
 
 	switch (kiw_qp_state(qp)) {
 	case KIW_QP_RTS:
-		kiw_tx_kick(qp);
+		kiw_tx_doorbell(qp);
 		return 0;
 	case KIW_QP_TERMINATE:
 	case KIW_QP_ERROR:

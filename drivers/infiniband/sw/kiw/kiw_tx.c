@@ -22,6 +22,12 @@
 
 /* Batches one run sends before it lets other QPs' work run. */
 #define KIW_TX_BUDGET	16
+/*
+ * Batches libsiw's doorbell sends itself, in the poster's system call,
+ * before it leaves the rest to the work: one small message, or a batch
+ * and the next, go out without a wakeup and two context switches.
+ */
+#define KIW_TX_DOORBELL_BUDGET	2
 /* Work requests in flight (sent or running, not yet completed). */
 #define KIW_TXC_MAX	256
 
@@ -39,6 +45,7 @@ void kiw_tx_qp_init(struct kiw_qp *qp)
 	struct kiw_tx *tx = &qp->tx;
 
 	INIT_WORK(&tx->work, kiw_tx_work);
+	mutex_init(&tx->run_lock);
 	spin_lock_init(&tx->lock);
 	tx->cur.kind = KIW_TXM_NONE;
 }
@@ -103,6 +110,8 @@ int kiw_tx_attach(struct kiw_qp *qp, const struct kiw_llp_params *p)
 	ret = kiw_tx_alloc(qp);
 	if (ret)
 		return ret;
+	/* A doorbell may look meanwhile: it sees all of this, or no socket. */
+	mutex_lock(&tx->run_lock);
 	tx->sqe = &tx->b->sqe;
 	tx->b->spill_len = 0;
 	tx->b->spill_off = 0;
@@ -143,6 +152,7 @@ int kiw_tx_attach(struct kiw_qp *qp, const struct kiw_llp_params *p)
 		  p->ord, p->rtr, tx->hold);
 	WRITE_ONCE(tx->stop, false);
 	WRITE_ONCE(tx->sock, p->sock);
+	mutex_unlock(&tx->run_lock);
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(kiw_tx_attach);
@@ -159,7 +169,10 @@ void kiw_tx_detach(struct kiw_qp *qp)
 	WRITE_ONCE(tx->stop, true);
 	if (cancel_work_sync(&tx->work))
 		kiw_qp_put(qp);		/* the cancelled run's reference */
+	/* A doorbell's run that began before @stop ends before this. */
+	mutex_lock(&tx->run_lock);
 	WRITE_ONCE(tx->sock, NULL);
+	mutex_unlock(&tx->run_lock);
 }
 EXPORT_SYMBOL_IF_KUNIT(kiw_tx_detach);
 
@@ -513,17 +526,18 @@ static void kiw_tx_halt(struct kiw_qp *qp)
 }
 
 /*
- * One run of the work item. Return: -EAGAIN when the budget ran out with
- * work left, 0 when there is nothing to do until the next kick.
+ * One run: at most @budget batches. Return: -EAGAIN when the budget ran
+ * out with work left, 0 when there is nothing to do until the next kick.
+ * The caller holds @run_lock.
  */
-static int kiw_tx_run(struct kiw_qp *qp)
+static int kiw_tx_run(struct kiw_qp *qp, unsigned int budget)
 {
 	struct kiw_tx *tx = &qp->tx;
-	unsigned int budget = KIW_TX_BUDGET;
 	enum kiw_qp_state state;
 	struct socket *sock;
 	int ret;
 
+	lockdep_assert_held(&tx->run_lock);
 	sock = READ_ONCE(tx->sock);
 	if (READ_ONCE(tx->stop) || !sock)
 		return 0;
@@ -576,8 +590,40 @@ static void kiw_tx_work(struct work_struct *work)
 	struct kiw_qp *qp = container_of(tx, struct kiw_qp, tx);
 	int ret;
 
-	ret = kiw_tx_run(qp);
+	mutex_lock(&tx->run_lock);
+	ret = kiw_tx_run(qp, KIW_TX_BUDGET);
+	mutex_unlock(&tx->run_lock);
 	if (ret == -EAGAIN && queue_work(kiw_tx_wq, work))
 		return;			/* the reference goes with it */
 	kiw_qp_put(qp);
+}
+
+/**
+ * kiw_tx_doorbell - libsiw rang the doorbell: send from the caller
+ * @qp: a user QP
+ *
+ * The poster's system call sends what it posted itself, unless a run is
+ * going on (the work, or another thread's doorbell): then the work is
+ * queued, and runs once that one is done. With busy-polling ping-pong
+ * peers, handing the message to a worker costs a wakeup, two context
+ * switches and, when the worker last ran on the other CPU, an IPI, on
+ * every message (on this path, one of each per half round trip).
+ *
+ * Context: process context (the ib_uverbs system call), may sleep; no
+ * kiw lock held.
+ */
+void kiw_tx_doorbell(struct kiw_qp *qp)
+{
+	struct kiw_tx *tx = &qp->tx;
+	int ret;
+
+	might_sleep();
+	if (!mutex_trylock(&tx->run_lock)) {
+		kiw_tx_kick(qp);	/* after the run that holds it */
+		return;
+	}
+	ret = kiw_tx_run(qp, KIW_TX_DOORBELL_BUDGET);
+	mutex_unlock(&tx->run_lock);
+	if (ret == -EAGAIN)
+		kiw_tx_kick(qp);
 }

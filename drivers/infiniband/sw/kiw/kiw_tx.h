@@ -5,13 +5,15 @@
  * FPDUs per sendmsg() (kiw_tx_batch.c).
  *
  * Context. One work item per QP on the module's unbound workqueue
- * (kiw_tx_wq); work is queued by kiw_tx_kick(): post_send and libsiw's
- * doorbell, the RX (a Read Request to answer, a Read completed, the first
- * FPDU received, an error to report), sk_write_space, and the state
- * changes of kiw_qp.c. A run sends at most KIW_TX_BUDGET batches, then
- * queues itself again so that other QPs get their turn. Every field below
- * not marked otherwise belongs to the work item alone (the workqueue
- * never runs one item twice at once).
+ * (kiw_tx_wq); work is queued by kiw_tx_kick(): post_send, the RX (a Read
+ * Request to answer, a Read completed, the first FPDU received, an error
+ * to report), sk_write_space, and the state changes of kiw_qp.c. A run
+ * sends at most KIW_TX_BUDGET batches, then queues itself again so that
+ * other QPs get their turn. libsiw's doorbell (a user QP) runs the engine
+ * itself, in the poster's system call, for at most two batches, and
+ * kicks the work for the rest, or when a run is going on already
+ * (kiw_tx_doorbell()). Every field below not marked otherwise belongs to
+ * the holder of @run_lock: the work item or a doorbell.
  *
  * Order on the wire, each time the work looks for the next FPDU:
  *   1. what a previous batch left in the spill buffer (the rest of a
@@ -29,6 +31,7 @@
 #ifndef KIW_TX_H
 #define KIW_TX_H
 
+#include <linux/mutex.h>
 #include <linux/net.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
@@ -80,11 +83,17 @@ struct kiw_txm {
 /* Per-QP transmit state, embedded in struct kiw_qp. */
 struct kiw_tx {
 	struct work_struct work;
+	/*
+	 * Held by whoever sends: the work item, or libsiw's doorbell in the
+	 * poster's system call (kiw_tx_doorbell()). The fields below that
+	 * "belong to the work item" belong to the holder of this lock.
+	 */
+	struct mutex run_lock;
 
 	/*
 	 * The attached socket: set by kiw_llp_attach() before the callbacks
 	 * are switched, cleared by kiw_llp_detach() after the work item was
-	 * cancelled. The work reads it once per run.
+	 * cancelled, both under @run_lock. A run reads it once.
 	 */
 	struct socket *sock;
 	bool stop;		/* detaching: the work must not send (WRITE_ONCE) */
@@ -157,6 +166,13 @@ void kiw_tx_qp_release(struct kiw_qp *qp);
  * after the QP leaves RTS/CLOSING/TERMINATE: destroy_qp waits for it.
  */
 void kiw_tx_kick(struct kiw_qp *qp);
+
+/*
+ * libsiw's doorbell on a user QP in RTS: sends from the caller's system
+ * call what it can at once, or kicks the work. Process context, may
+ * sleep; no kiw lock held.
+ */
+void kiw_tx_doorbell(struct kiw_qp *qp);
 
 /* kiw_tx.c, for kiw_llp.c and kiw_rx.c */
 int kiw_tx_attach(struct kiw_qp *qp, const struct kiw_llp_params *p);
