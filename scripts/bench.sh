@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #
-# make bench: kiw against Linux siw and plain TCP, in one guest run.
+# make bench: kiw against Linux siw and plain TCP, each test in one guest run.
 #
 # Usage: scripts/bench.sh [--quick] [--reps N] [--duration SEC]
 #                         [--kernel stock|debug] [--only REGEX]
@@ -22,15 +22,18 @@
 #
 # One guest (scripts/vm.sh, scripts/bench/guest.sh) measures every stack on
 # the same veth pair, interleaved test by test, so that noise on this
-# shared, emulated (TCG) machine hits them alike. KIW_VM_TCG_THREAD=multi
-# (scripts/vm.sh) gives each vCPU its own host thread: with the default,
-# one thread for both, every latency is one 4 ms tick (benchmark.rst,
-# "Latency under TCG"). Then, on the host:
+# shared, emulated (TCG) machine hits them alike. It runs QEMU's TCG with
+# one host thread for both vCPUs (vm.sh's default), where every latency
+# is one 4 ms tick (benchmark.rst, "Latency under TCG"); so the latency
+# tests (_lat/) run in a second guest with a thread per vCPU
+# (KIW_VM_TCG_THREAD=multi). Setting KIW_VM_TCG_THREAD runs everything in
+# one guest of that mode. Then, on the host:
 #   DIR/results.csv   every measurement (rep,stack,test,value,unit)
 #   DIR/table.txt     the table with the ratios and the targets (also on
 #                     stdout)
 #   DIR/bench.png     the chart
-#   DIR/guest.log     the guest's output; DIR/meta.txt what ran where
+#   DIR/guest.log     the guest's output (guest-lat.log: the latency
+#                     guest's); DIR/meta.txt what ran where
 # A case that fails is FAILED in the table; it does not stop the others.
 # Documentation/benchmark.rst explains every number.
 set -euo pipefail
@@ -84,7 +87,7 @@ fi
 {
 	echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
 	echo "commit: $(git -C "$KIW_TOP" describe --always --dirty 2>/dev/null || echo unknown)"
-	echo "kernel: $kernel; reps: $reps; duration: ${duration}s; quick: $quick; tcg: ${KIW_VM_TCG_THREAD:-single}"
+	echo "kernel: $kernel; reps: $reps; duration: ${duration}s; quick: $quick; tcg: ${KIW_VM_TCG_THREAD:-single, latency tests multi}"
 	echo "host: $(nproc) CPUs, load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 } > "$out/meta.txt"
 
@@ -93,24 +96,63 @@ kiw_log "bench: $kernel kernel, $reps repetition(s), ${duration}s runs, limit ${
 # it a copy, so that editing the tree meanwhile cannot change a running
 # benchmark.
 cp "$KIW_TOP/scripts/bench/guest.sh" "$out/guest.sh"
+
+# run_guest TCG SUFFIX GUEST-ARGS...: one guest in TCG mode TCG (single or
+# multi); its output in guest$SUFFIX.log, its console in console$SUFFIX.log.
 # vm.sh streams the guest's output; keep it, show the progress lines.
-set +e
-"$KIW_TOP/scripts/vm.sh" --kernel "$kernel" --with-siw --ko "$siw_crc" \
-	--mem 1536 --timeout "$limit" --log "$out/console.log" \
-	--script "$out/guest.sh" -- "${gargs[@]}" |
-	tee "$out/guest.log" |
-	{ grep --line-buffered -E '^# [a-z-]+ |^# FAILED|^PROFILE' >&2; true; }
-rc=${PIPESTATUS[0]}
-set -e
-echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)" >> "$out/meta.txt"
-if [ "$rc" != 0 ]; then
-	kiw_log "the guest run ended with status $rc (see $out/console.log); reporting what it measured"
-	echo "guest status: $rc (124: timeout, 125: a report on the console)" >> "$out/meta.txt"
-	# vm.sh also counts a user-space crash ("traps: ... general protection
-	# fault" from perftest after a failed connection) as a report.
-	grep -E 'traps:|BUG|WARNING|Oops|KASAN|blocked for more' "$out/console.log" |
-		head -n 3 | sed 's/^/console: /' | tee -a "$out/meta.txt" >&2
+# Return: the guest's status.
+run_guest() {
+	local tcg=$1 sfx=$2 grc
+	shift 2
+	set +e
+	KIW_VM_TCG_THREAD=$tcg "$KIW_TOP/scripts/vm.sh" --kernel "$kernel" \
+		--with-siw --ko "$siw_crc" --mem 1536 --timeout "$limit" \
+		--log "$out/console$sfx.log" --script "$out/guest.sh" -- "$@" |
+		tee "$out/guest$sfx.log" |
+		{ grep --line-buffered -E '^# [a-z-]+ |^# FAILED|^PROFILE' >&2; true; }
+	grc=${PIPESTATUS[0]}
+	set -e
+	if [ "$grc" != 0 ]; then
+		kiw_log "the guest run ended with status $grc (see $out/console$sfx.log); reporting what it measured"
+		echo "guest$sfx status: $grc (124: timeout, 125: a report on the console)" >> "$out/meta.txt"
+		# vm.sh also counts a user-space crash ("traps: ... general
+		# protection fault" from perftest after a failed connection)
+		# as a report.
+		grep -E 'traps:|BUG|WARNING|Oops|KASAN|blocked for more' "$out/console$sfx.log" |
+			head -n 3 | sed 's/^/console: /' | tee -a "$out/meta.txt" >&2
+	fi
+	return "$grc"
+}
+
+# selected lat|other: whether --only selects any latency test (_lat/), or
+# any other test (the names guest.sh gives its tests).
+selected() {
+	local t lat
+	for t in tcp {write,read,send}_bw/{4K,64K,1M} write_bw_16qp/64K \
+		 {write,send}_lat/{8,4K} cm_connect; do
+		lat=other
+		[[ "$t" != *_lat/* ]] || lat=lat
+		[ "$lat" = "$1" ] || continue
+		[ -z "$only" ] || [[ "$t" =~ $only ]] || continue
+		return 0
+	done
+	return 1
+}
+
+rm -f "$out/guest-lat.log" "$out/console-lat.log"
+rc=0
+if [ "$profile" = 1 ] || [ -n "${KIW_VM_TCG_THREAD:-}" ]; then
+	run_guest "${KIW_VM_TCG_THREAD:-single}" '' "${gargs[@]}" || rc=$?
+else
+	if selected other; then
+		run_guest single '' "${gargs[@]}" --skip '_lat/' || rc=$?
+	fi
+	if selected lat; then
+		kiw_log "bench: the latency tests, in a guest with a TCG thread per vCPU"
+		run_guest multi -lat "${gargs[@]}" --need '_lat/' || rc=$?
+	fi
 fi
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)" >> "$out/meta.txt"
 
 if [ "$profile" = 1 ]; then
 	sed -n '/^PROFILE-BEGIN/,/^PROFILE-END/p' "$out/guest.log" > "$out/profile.txt"
@@ -121,7 +163,8 @@ fi
 
 {
 	echo "rep,stack,test,value,unit"
-	sed -n 's/^RESULT,//p' "$out/guest.log"
+	cat "$out/guest.log" "$out/guest-lat.log" 2>/dev/null |
+		sed -n 's/^RESULT,//p'
 } > "$out/results.csv"
 python3 "$KIW_TOP/scripts/bench/report.py" \
 	"$out/results.csv" "$out/meta.txt" "$out" | tee "$out/table.txt"

@@ -6,7 +6,8 @@
 # stack measured on that pair in turn, interleaved and repeated.
 #
 # Usage: guest.sh [--reps N] [--duration SEC] [--quick] [--only REGEX]
-#                 [--stacks REGEX] [--profile]
+#                 [--need REGEX] [--skip REGEX] [--stacks REGEX] [--profile]
+#   (a test runs if its name matches --only and --need and not --skip)
 #
 # Stacks (one RDMA device pair on veth-a/veth-b at a time: two iWARP
 # devices on one netdev are refused, and perftest's server listens on the
@@ -29,13 +30,15 @@
 # Not a TAP test: lib.sh's exit trap would fail a script without checks.
 trap - EXIT
 
-REPS=3 DURATION=3 QUICK=0 ONLY='' STACKS='' PROFILE=0
+REPS=3 DURATION=3 QUICK=0 ONLY='' NEED='' SKIP='' STACKS='' PROFILE=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--reps)     REPS=$2; shift 2 ;;
 	--duration) DURATION=$2; shift 2 ;;
 	--quick)    QUICK=1; shift ;;
 	--only)     ONLY=$2; shift 2 ;;
+	--need)     NEED=$2; shift 2 ;;
+	--skip)     SKIP=$2; shift 2 ;;
 	--stacks)   STACKS=$2; shift 2 ;;
 	--profile)  PROFILE=1; shift ;;
 	*) echo "guest.sh: unknown option $1" >&2; exit 2 ;;
@@ -358,6 +361,8 @@ bench() {
 			test=${TESTS[$i]}
 			IFS='|' read -r name unit cmd <<<"$test"
 			[ -z "$ONLY" ] || [[ "$name" =~ $ONLY ]] || continue
+			[ -z "$NEED" ] || [[ "$name" =~ $NEED ]] || continue
+			[ -z "$SKIP" ] || ! [[ "$name" =~ $SKIP ]] || continue
 			if [ "$name" = tcp ]; then
 				[ -z "$STACKS" ] || [[ tcp =~ $STACKS ]] || continue
 				measure "$rep" tcp tcp "$unit" "$cmd"
