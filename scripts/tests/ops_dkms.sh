@@ -74,7 +74,7 @@ modinfo_params() {
 	echo "$out"
 	n=$(grep -c '^parm:' <<<"$out")
 	# Every parameter says what it does and what its default is.
-	[ "$n" = 6 ] && ! grep '^parm:' <<<"$out" | grep -v 'default'
+	[ "$n" = 7 ] && ! grep '^parm:' <<<"$out" | grep -v 'default'
 }
 
 host_and_device() {
@@ -93,7 +93,7 @@ ops_cleanup() {
 }
 trap 'rc=$?; ops_cleanup; (exit $rc); _kiw_tap_exit' EXIT
 
-tap_plan 18
+tap_plan 19
 
 check "the module tree cut down to the RDMA stack and veth; no kiw in it" \
 	trim_modules
@@ -116,13 +116,20 @@ check_output "modinfo kiw: version $VER" "^version: +$VER\$" modinfo kiw
 check_output "modinfo kiw: license" '^license: +Dual BSD/GPL$' modinfo kiw
 check_output "modinfo kiw: description" '^description: +kiw: iWARP' modinfo kiw
 check_output "modinfo kiw: author" '^author: +.+' modinfo kiw
-check "modinfo kiw: six parameters, each with its meaning and default" \
+check "modinfo kiw: seven parameters, each with its meaning and default" \
 	modinfo_params
 check "modprobe kiw" modprobe kiw
 P=/sys/module/kiw/parameters/rx_softirq_budget
 check "rx_softirq_budget: 262145 refused, 262144 and 0 taken, back to 65536" \
 	sh -c "! echo 262145 2>/dev/null > $P && [ \$(cat $P) = 65536 ] &&
 	       echo 262144 > $P && echo 0 > $P && echo 65536 > $P"
+P=/sys/module/kiw/parameters/crc32c_impl
+check "crc32c_impl: auto at load, table and crypto taken, tables refused, back to auto" \
+	sh -c "cat $P && grep -Eq '^auto: (table|crc32c-.+)\$' $P &&
+	       echo table > $P && [ \"\$(cat $P)\" = 'table: table' ] &&
+	       echo crypto > $P && grep -Eq '^crypto: crc32c-.+\$' $P &&
+	       ! echo tables 2>/dev/null > $P && grep -q '^crypto: ' $P &&
+	       echo auto > $P && grep -q '^auto: ' $P"
 check_output "the kernel runs version $VER" "^$VER\$" cat /sys/module/kiw/version
 check "two hosts; rdma link add kiw_a on veth-a" host_and_device
 check_output "ibv_devinfo -d kiw_a: PORT_ACTIVE" 'state:[[:space:]]+PORT_ACTIVE' \
