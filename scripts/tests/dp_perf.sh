@@ -98,7 +98,7 @@ check "riostream -S 4096 -C 1000, data verified (markers)" \
 	riostream -s $A4 -T v -S 4096 -C 1000
 check "every connection since ran with markers both ways, and CRC" \
 	dp_attach_all 'crc 1 markers tx 1 rx 1'
-pt_refused_diag
+pt_repeated_diag
 check "rdma link delete kiw_a, kiw_b; rmmod kiw" sh -c \
 	'rdma link delete kiw_a && rdma link delete kiw_b && rmmod kiw'
 tap_done

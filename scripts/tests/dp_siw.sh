@@ -85,7 +85,7 @@ if long; then
 		rstream -s $B4 -T v -S 4096 -C 20
 fi
 
-pt_refused_diag
+pt_repeated_diag
 check "rdma link delete, rmmod kiw" sh -c 'rdma link delete kiw_a &&
 	rdma link delete siw_b && rmmod kiw'
 tap_done

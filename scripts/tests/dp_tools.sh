@@ -78,7 +78,7 @@ diag "ib_send_bw: $(pt_bw_avg) MB/s average"
 check "every connection since ran with markers both ways, and CRC" \
 	dp_attach_all 'crc 1 markers tx 1 rx 1'
 
-pt_refused_diag
+pt_repeated_diag
 check "rdma link delete kiw_a, kiw_b; rmmod kiw" sh -c \
 	'rdma link delete kiw_a && rdma link delete kiw_b && rmmod kiw'
 tap_done
