@@ -80,7 +80,7 @@ end, after, data = m.watch_end(s, 5)
 print("TERM reply_c=%s end=%s rx=%d" % (f and f["c"], end, len(data)))
 EOF
 
-tap_plan 43
+tap_plan 45
 
 cm_setup
 check "tracepoints: all of events/kiw enabled" sh -c "
@@ -191,6 +191,23 @@ rdma -dd res show cq > /tmp/res_cq.out 2>&1
 check_output "rdma res show qp: kiw's state, MPA revision, CRC, markers, addresses" \
 	'kiw_a.* drv_state rts .* drv_cm_state connected drv_role initiator drv_laddr 10\.77\.0\.1:[0-9]+ drv_raddr 10\.77\.0\.2:7305 drv_mpa_rev 2 drv_crc on drv_markers_tx 0 drv_markers_rx 0' \
 	cat /tmp/res_qp.out
+check_output "rdma res show qp: the send side's progress" \
+	'kiw_a.* drv_ord [0-9]+ drv_sq_started [0-9]+ drv_sq_completed [0-9]+ drv_orq 0 drv_irq [0-9]+ drv_tx_wait none' \
+	cat /tmp/res_qp.out
+# sq_started of kiw_a's QP now: rping's client pings on until killed.
+sq_started() {
+	rdma -dd res show qp |
+		sed -n 's/.*kiw_a\/.*drv_sq_started \([0-9]*\) .*/\1/p'
+}
+sq_moves() {
+	local before after
+	before=$(sq_started)
+	sleep 1
+	after=$(sq_started)
+	echo "sq_started: $before, a second later $after"
+	[ -n "$before" ] && [ -n "$after" ] && [ "$after" -gt "$before" ]
+}
+check "rdma res show qp: sq_started grows while rping pings" sq_moves
 check_output "rdma res show cm_id: the listener" \
 	'kiw_b.* state LISTEN .* drv_listen listening drv_backlog [0-9]+' cat /tmp/res_cm_id.out
 check_output "rdma res show cm_id: the connection" \

@@ -5,7 +5,9 @@
  * fields, as driver attributes:
  *
  *   qp     state (kiw's iWARP state), sq_wr, rq_wr, srq, user, ird, ord,
- *          terminate (the first error, if any), and its connection
+ *          terminate (the first error, if any), the send side's progress
+ *          (sq_started, sq_completed, orq, irq, tx_wait: for a stalled
+ *          QP, what it waits for), and its connection
  *   cm_id  a listener (listen: listening/dormant/stopped, backlog,
  *          awaiting, requested) or a connection
  *   the connection of either: cm_state, role, laddr, raddr (the TCP
@@ -141,6 +143,40 @@ static int kiw_res_put_qp(struct sk_buff *msg, struct kiw_qp *qp,
 	return 0;
 }
 
+/*
+ * The send side's progress, for a QP that seems stuck: SQ positions
+ * started and completed (free-running counters), Reads outstanding (ORQ)
+ * and owed to the peer (IRQ), and what the TX waits for besides the
+ * socket: "orq" (ORD reached, or a fence), "peer" (a responder waiting
+ * for the initiator's first FPDU). The queues' counters belong to the TX
+ * and the RX; a snapshot of them, read without their owners, is good
+ * enough to tell a stall from progress.
+ */
+static int kiw_res_put_tx(struct sk_buff *msg, struct kiw_qp *qp)
+{
+	struct kiw_tx *tx = &qp->tx;
+	u32 started, completed, orq, irq;
+	const char *wait = "none";
+
+	spin_lock_bh(&tx->lock);
+	started = tx->txc.tail;
+	completed = tx->txc.head;
+	spin_unlock_bh(&tx->lock);
+	orq = READ_ONCE(tx->orq_q.put) - READ_ONCE(tx->orq_q.get);
+	irq = READ_ONCE(tx->irq_q.put) - READ_ONCE(tx->irq_q.get);
+	if (READ_ONCE(tx->orq_wait))
+		wait = "orq";
+	else if (READ_ONCE(tx->hold))
+		wait = "peer";
+	if (rdma_nl_put_driver_u32(msg, "sq_started", started) ||
+	    rdma_nl_put_driver_u32(msg, "sq_completed", completed) ||
+	    rdma_nl_put_driver_u32(msg, "orq", orq) ||
+	    rdma_nl_put_driver_u32(msg, "irq", irq) ||
+	    rdma_nl_put_driver_string(msg, "tx_wait", wait))
+		return -EMSGSIZE;
+	return 0;
+}
+
 static int kiw_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 {
 	struct kiw_qp *qp = to_kiw_qp(ibqp);
@@ -166,6 +202,8 @@ static int kiw_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 	if (!table)
 		goto out;
 	ret = kiw_res_put_qp(msg, qp, state, term, ird, ord);
+	if (!ret)
+		ret = kiw_res_put_tx(msg, qp);
 	if (!ret && cep)
 		ret = kiw_res_put_cep(msg, cep);
 	if (ret)
