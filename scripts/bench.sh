@@ -17,7 +17,8 @@
 #                  kiw, kiw-crc, kiw-mrk; e.g. '^kiw')
 #   --profile      no benchmark: perf record -a -g over ib_write_bw 64 KiB
 #                  (every stack), ib_write_lat 8 B and cmtime (kiw, siw);
-#                  top symbols and callers in DIR/profile.txt
+#                  top symbols and callers in DIR/profile.txt, every
+#                  sample's stack, folded, in DIR/guest.log (FOLD lines)
 #   --out DIR      where results go (default build/bench)
 #
 # One guest (scripts/vm.sh, scripts/bench/guest.sh) measures every stack on

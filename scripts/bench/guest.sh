@@ -409,7 +409,7 @@ perftest_ticks() {
 # header then; cmtime starts connecting at once).
 profile_one() {
 	local stack=$1 test=$2 secs=$3 data=$OUT/perf.data cli perf end _ack
-	local t0 t1 s0 s1 c0 c1 running srv_cmd cli_cmd marker=
+	local t0 t1 s0 s1 c0 c1 p0 p1 try running srv_cmd cli_cmd marker=
 	local run=$((secs * 5))
 	stack_use "$stack" || { say "profile: $stack: no devices"; return 1; }
 	PORT=$((PORT + 1))
@@ -418,16 +418,21 @@ profile_one() {
 	# fall inside the run.
 	case "$test" in
 	write_bw/64K)
-		srv_cmd="ib_write_bw -R -F -d $(dev_b) -p $PORT -s 65536 -Q 1 -D $run -f 1 --report_gbits"
-		cli_cmd="ib_write_bw -R -F -d $(dev_a) -p $PORT -s 65536 -Q 1 -D $run -f 1 --report_gbits $B4"
+		srv_cmd="ib_write_bw -R -F -d $(dev_b) -p @P@ -s 65536 -Q 1 -D $run -f 1 --report_gbits"
+		cli_cmd="ib_write_bw -R -F -d $(dev_a) -p @P@ -s 65536 -Q 1 -D $run -f 1 --report_gbits $B4"
 		marker='^ *#bytes' ;;
-	write_lat/8)
-		srv_cmd="ib_write_lat -R -F -d $(dev_b) -p $PORT -s 8 -D $run"
-		cli_cmd="ib_write_lat -R -F -d $(dev_a) -p $PORT -s 8 -D $run $B4"
+	write_lat/8|send_lat/8)
+		# An iteration count far beyond the window (a duration run,
+		# -D, measured nothing useful here: its client ran a few
+		# thousand round trips of milliseconds); the client is
+		# stopped after the window, messages are counted on the
+		# link.
+		srv_cmd="ib_${test%/*} -R -F -d $(dev_b) -p @P@ -s 8 -n 5000000"
+		cli_cmd="ib_${test%/*} -R -F -d $(dev_a) -p @P@ -s 8 -n 5000000 $B4"
 		marker='^ *#bytes' ;;
 	cm_connect)
-		srv_cmd="cmtime -b $B4 -p $PORT -c 1000"
-		cli_cmd="cmtime -s $B4 -b $A4 -p $PORT -c 1000" ;;
+		srv_cmd="cmtime -b $B4 -p @P@ -c 1000"
+		cli_cmd="cmtime -s $B4 -b $A4 -p @P@ -c 1000" ;;
 	*)	return 1 ;;
 	esac
 	rm -f "$OUT/ctl" "$OUT/ack" "$data"
@@ -438,25 +443,44 @@ profile_one() {
 	perf=$!
 	# perf opens the fifos once it is ready: wait for that before the
 	# run starts ("disable" changes nothing yet).
+	# Its first start in a guest can take minutes (the run's window
+	# then passed before it recorded anything): no run without it.
 	echo disable > "$OUT/ctl"
-	read -r -t 120 _ack < "$OUT/ack" || say "profile: no ack from perf"
-	# shellcheck disable=SC2086
-	server_start $srv_cmd || { kill -INT "$perf"; wait "$perf"; return 1; }
-	# shellcheck disable=SC2086
-	ip netns exec a timeout $((RUN_LIMIT + run)) stdbuf -oL $cli_cmd \
-		> "$OUT/cli" 2>&1 &
-	cli=$!
-	end=$(( $(date +%s) + 60 ))
-	while [ -n "$marker" ] && ! grep -q "$marker" "$OUT/cli"; do
-		kill -0 "$cli" 2>/dev/null && [ "$(date +%s)" -lt "$end" ] ||
-			{ say "profile: $stack: the client did not start"; break; }
-		sleep 0.2
+	read -r -t 900 _ack < "$OUT/ack" ||
+		{ say "profile: $stack: perf did not start"; kill -INT "$perf"; wait "$perf"; return 1; }
+	# perftest -R may crash when its client connects before its server
+	# listens (see perftest() above): three tries, each on a new port.
+	for try in 1 2 3; do
+		[ "$try" = 1 ] || PORT=$((PORT + 1))
+		# shellcheck disable=SC2086
+		server_start ${srv_cmd//@P@/$PORT} ||
+			{ kill -INT "$perf"; wait "$perf"; return 1; }
+		# shellcheck disable=SC2086
+		ip netns exec a timeout $((RUN_LIMIT + run)) stdbuf -oL \
+			${cli_cmd//@P@/$PORT} > "$OUT/cli" 2>&1 &
+		cli=$!
+		end=$(( $(date +%s) + 60 ))
+		while [ -n "$marker" ] && ! grep -q "$marker" "$OUT/cli"; do
+			kill -0 "$cli" 2>/dev/null && [ "$(date +%s)" -lt "$end" ] ||
+				break
+			sleep 0.2
+		done
+		[ -z "$marker" ] || kill -0 "$cli" 2>/dev/null || {
+			say "profile: $stack: the client ended before its run (try $try)"
+			wait "$cli"
+			kill "$SRV" 2>/dev/null
+			wait "$SRV" 2>/dev/null
+			SRV=
+			continue
+		}
+		break
 	done
 	[ -z "$marker" ] || sleep 1
 	echo enable > "$OUT/ctl"
 	read -r -t 60 _ack < "$OUT/ack" || say "profile: no ack from perf"
 	t0=$(date +%s.%N) s0=$(head -n 1 /proc/stat)
 	c0=$(perftest_ticks "$cli" "$SRV")
+	p0=$(link_packets "$cli")
 	if [ -n "$marker" ]; then
 		sleep "$secs"
 	else
@@ -467,12 +491,17 @@ profile_one() {
 		done
 	fi
 	c1=$(perftest_ticks "$cli" "$SRV")
+	p1=$(link_packets "$cli")
 	t1=$(date +%s.%N) s1=$(head -n 1 /proc/stat)
 	running=$(kill -0 "$cli" 2>/dev/null && echo yes || echo no)
 	echo disable > "$OUT/ctl"
 	read -r -t 60 _ack < "$OUT/ack" || say "profile: no ack from perf"
 	kill -INT "$perf"
-	wait "$perf" || { say "perf record failed"; cat "$OUT/perf.log"; }
+	# (perf's status is that of its workload, killed by SIGINT)
+	wait "$perf"
+	[ -s "$data" ] || { say "perf record failed"; cat "$OUT/perf.log"; }
+	# A latency client runs on beyond the window: its result is not used.
+	[ "$running" = no ] || [ -z "$marker" ] || kill "$cli" 2>/dev/null
 	wait "$cli"
 	server_stop
 	echo "PROFILE-BEGIN $stack $test: $(awk '/^ *#bytes/ { h = 1; next }
@@ -482,7 +511,8 @@ profile_one() {
 	# idle iowait irq softirq), and perftest's own user and system ticks.
 	echo "window: $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') s;" \
 		"client still running at its end: $running;" \
-		"the tools' user and system ticks: $c0 -> $c1"
+		"the tools' user and system ticks: $c0 -> $c1;" \
+		"veth-a packets (rx tx): $p0 -> $p1"
 	printf '%s\n%s\n' "$s0" "$s1" |
 		awk 'NR == 1 { for (i = 2; i <= 8; i++) a[i] = $i }
 		     NR == 2 { for (i = 2; i <= 8; i++) { d[i] = $i - a[i]; t += d[i] } }
@@ -516,6 +546,25 @@ profile_one() {
 		2>/dev/null | grep -v '^#' | grep -v '^$' |
 		awk '/^ +[0-9.]+%/ { keep = /\[k\]/ } keep' | head -n 600
 	echo "PROFILE-END $stack $test"
+	# Every sample's stack, folded (command-pid;outermost;...;innermost
+	# samples nanoseconds), for the host (the guest's files stay in the guest).
+	echo "PROFILE-FOLDED-BEGIN $stack $test"
+	# (weighed, as perf report does, by the period: nanoseconds)
+	perf script -i "$data" -F comm,pid,period,ip,sym 2>/dev/null |
+		awk 'function flush() { if (k != "") { n[k] += w; m[k]++ }; k = "" }
+		     /^$/ { flush(); next }
+		     /^\t/ { f = $2; sub(/\+0x[0-9a-f]+$/, "", f)
+			fr = f (fr == "" ? "" : ";" fr); k = c ";" fr; next }
+		     { flush(); c = $1 "-" $2; w = $3; k = c; fr = "" }
+		     END { flush(); for (x in n) print "FOLD " x " " m[x] " " n[x] }'
+	echo "PROFILE-FOLDED-END $stack $test"
+}
+
+# link_packets PID: received and sent packets of veth-a, as seen from the
+# netns of PID.
+link_packets() {
+	awk '{ sub(/^ +/, "") } /^veth-a:/ { sub(/^veth-a: */, "")
+		split($0, f, " "); print f[2], f[10] }' "/proc/$1/net/dev" 2>/dev/null
 }
 
 setup
@@ -526,7 +575,7 @@ if [ "$PROFILE" = 1 ]; then
 	# Bandwidth on every stack; latency and connection setup, kiw and siw.
 	for p in kiw:write_bw/64K kiw-crc:write_bw/64K kiw-mrk:write_bw/64K \
 		 siw:write_bw/64K siw-crc:write_bw/64K kiw:write_lat/8 \
-		 siw:write_lat/8 kiw:cm_connect siw:cm_connect; do
+		 siw:write_lat/8 kiw:send_lat/8 siw:send_lat/8 kiw:cm_connect siw:cm_connect; do
 		s=${p%%:*} t=${p#*:}
 		[ -z "$STACKS" ] || [[ "$s" =~ $STACKS ]] || continue
 		[ -z "$ONLY" ] || [[ "$t" =~ $ONLY ]] || continue
