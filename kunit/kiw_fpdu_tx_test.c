@@ -84,6 +84,41 @@ static void kiw_tx_layout_test(struct kunit *test)
 	}
 }
 
+/*
+ * The MULPDU at an offset: at least RFC 5044's, its FPDU within the EMSS,
+ * 4 octets more when that would leave the segment short; with EMSS 1448
+ * (a multiple of 4) every offset but those putting a marker in the
+ * segment's last 4 octets fills it exactly.
+ */
+static void kiw_tx_mulpdu_at_test(struct kunit *test)
+{
+	static const unsigned int emss[] = { 100, 536, 1448, 1460, 9000,
+					     65495 };
+	struct kiw_fpdu_layout lay;
+	unsigned int e, s, u, base;
+
+	for (e = 0; e < ARRAY_SIZE(emss); e++) {
+		base = kiw_mpa_mulpdu(emss[e], true);
+		for (s = 0; s < 1024; s += 4) {
+			u = kiw_fpdu_mulpdu_at(emss[e], s);
+			KUNIT_ASSERT_GE(test, u, base);
+			KUNIT_ASSERT_LE(test, u, KIW_MPA_ULPDU_MAX);
+			KUNIT_ASSERT_EQ(test, kiw_fpdu_layout(&lay, s, u, true),
+					0);
+			if (u > base)
+				KUNIT_ASSERT_LE(test, lay.wire_len, emss[e]);
+			if (emss[e] != 1448)
+				continue;
+			if ((s + 1444) % 512)
+				KUNIT_EXPECT_EQ(test, lay.wire_len, 1448);
+			else
+				KUNIT_EXPECT_EQ(test, lay.wire_len, 1444);
+		}
+	}
+	/* The smallest EMSS keeps the floor of 128 (FPDUs span segments). */
+	KUNIT_EXPECT_EQ(test, kiw_fpdu_mulpdu_at(100, 0), 128);
+}
+
 /* Covers: MPA-IF-4, MPA-MK-6, MPA-FR-2 */
 static void kiw_tx_layout_errors_test(struct kunit *test)
 {
@@ -587,6 +622,7 @@ static void kiw_txb_stage_test(struct kunit *test)
 static struct kunit_case kiw_fpdu_tx_cases[] = {
 	KUNIT_CASE(kiw_tx_layout_test),
 	KUNIT_CASE(kiw_tx_layout_errors_test),
+	KUNIT_CASE(kiw_tx_mulpdu_at_test),
 	KUNIT_CASE(kiw_tx_vectors_test),
 	KUNIT_CASE(kiw_tx_roundtrip_test),
 	KUNIT_CASE(kiw_tx_large_test),

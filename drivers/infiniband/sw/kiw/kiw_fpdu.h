@@ -190,6 +190,7 @@ struct kiw_fpdu_layout {
 
 int kiw_fpdu_layout(struct kiw_fpdu_layout *lay, u32 start,
 		    unsigned int ulpdu_len, bool markers);
+unsigned int kiw_fpdu_mulpdu_at(unsigned int emss, u32 start);
 
 static inline u32 kiw_fpdu_marker_pos(const struct kiw_fpdu_layout *lay,
 				      unsigned int i)

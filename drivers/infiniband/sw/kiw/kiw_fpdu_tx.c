@@ -60,6 +60,35 @@ int kiw_fpdu_layout(struct kiw_fpdu_layout *lay, u32 start,
 }
 EXPORT_SYMBOL_IF_KUNIT(kiw_fpdu_layout);
 
+/**
+ * kiw_fpdu_mulpdu_at - the largest ULPDU whose FPDU fits one segment
+ * @emss: the connection's EMSS
+ * @start: the FPDU's stream offset (a multiple of 4)
+ *
+ * With markers, RFC 5044's MULPDU (kiw_mpa_mulpdu()) counts the most
+ * markers a segment can hold; at most stream offsets an FPDU of that
+ * size holds one marker fewer and ends 4 octets short of the segment.
+ * FPDUs and segments then drift apart, a batch is no longer a whole
+ * number of segments, and TCP sends (or holds) a short one per batch.
+ * Here only the markers that do fall at @start are counted.
+ *
+ * Return: a ULPDU length at least kiw_mpa_mulpdu(@emss, true), whose FPDU
+ * at @start takes at most @emss octets if that MULPDU's does.
+ */
+unsigned int kiw_fpdu_mulpdu_at(unsigned int emss, u32 start)
+{
+	unsigned int mulpdu = kiw_mpa_mulpdu(emss, true);
+	unsigned int u = mulpdu + 2 * KIW_MPA_MARKER_SIZE;
+	struct kiw_fpdu_layout lay;
+
+	for (; u > mulpdu; u -= KIW_MPA_MARKER_SIZE)
+		if (!kiw_fpdu_layout(&lay, start, u, true) &&
+		    lay.wire_len <= emss)
+			return u;
+	return mulpdu;
+}
+EXPORT_SYMBOL_IF_KUNIT(kiw_fpdu_mulpdu_at);
+
 /*
  * The builder's cursor over the FPDU being assembled: it either records
  * vectors (@out) or copies the octets into a buffer (@lin).

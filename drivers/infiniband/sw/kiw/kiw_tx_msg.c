@@ -497,6 +497,10 @@ int kiw_tx_seg(struct kiw_qp *qp)
 	struct kiw_ddp_seg seg;
 	int n = 0;
 
+	/* With markers, fill the segment at this offset (see there). */
+	if (tx->markers)
+		kiw_ddp_seg_set_mulpdu(&m->seg,
+				       kiw_fpdu_mulpdu_at(tx->mss, tx->off));
 	if (WARN_ON_ONCE(!kiw_ddp_seg_next(&m->seg, &seg)))
 		return -EINVAL;
 	kiw_txb_src_reset(tx->b);
