@@ -89,6 +89,8 @@ static void kiw_tx_layout_test(struct kunit *test)
  * 4 octets more when that would leave the segment short; with EMSS 1448
  * (a multiple of 4) every offset but those putting a marker in the
  * segment's last 4 octets fills it exactly.
+ *
+ * Covers: MPA-SZ-3
  */
 static void kiw_tx_mulpdu_at_test(struct kunit *test)
 {
