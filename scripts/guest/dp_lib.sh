@@ -225,10 +225,10 @@ pt_siw_unread() {
 	[ -s "$DP_STUCK" ] && awk '$1 > 0 { n++ } END { exit !n }' "$DP_STUCK"
 }
 
-# pt_repeated_diag: the perftest runs pt_run repeated, and why, as a TAP
+# pt_repeated_diag: the runs pt_run and dp_rping repeated, and why, as a TAP
 # diagnostic (so that a pass says it too).
 pt_repeated_diag() {
-	[ ! -s /tmp/pt_repeated ] || diag "perftest repeated:" "$(cat /tmp/pt_repeated)"
+	[ ! -s /tmp/pt_repeated ] || diag "runs repeated:" "$(cat /tmp/pt_repeated)"
 }
 
 # Tiny messages show a bandwidth of 0.00 MB/s on a slow guest (1 B at
