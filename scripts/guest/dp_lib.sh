@@ -193,7 +193,7 @@ pt_results() {
 # wait. Seen in 2 of 89 runs of ib_read_bw 1 MiB (2026-11-22, loaded
 # host): kiw's 34-octet Send went out at once, then nothing; siw's socket
 # held its 40 octets unread. A run stuck with octets in siw's Recv-Q
-# (pt_siw_unread) is repeated.
+# (pt_siw_race) is repeated.
 pt_run() {
 	local tool=$1 try
 	shift
@@ -208,21 +208,22 @@ pt_run() {
 		then
 			echo "perftest's test connection came before its server listened (try $try)"
 			echo "$tool $*: refused, try $try" >> /tmp/pt_repeated
-		elif [ "$PT_SDEV" = siw_b ] && pt_siw_unread; then
-			echo "siw's connection holds octets siw never read (its accept race, try $try):"
-			cat "$DP_STUCK"
-			echo "$tool $*: siw did not read, try $try" >> /tmp/pt_repeated
-		else
+		elif ! pt_siw_race "$tool $*" "$try"; then
 			return 1
 		fi
 	done
 	return 1
 }
 
-# pt_siw_unread: the last run got stuck with data in siw's socket that
-# siw never read (Recv-Q > 0 on the server's connection).
-pt_siw_unread() {
-	[ -s "$DP_STUCK" ] && awk '$1 > 0 { n++ } END { exit !n }' "$DP_STUCK"
+# pt_siw_race WHAT TRY: the last run, with siw serving, got stuck with
+# data in siw's socket that siw never read (Recv-Q > 0 on the server's
+# connection): say so, and note WHAT's repeat for pt_repeated_diag.
+pt_siw_race() {
+	[ "$PT_SDEV" = siw_b ] && [ -s "$DP_STUCK" ] &&
+		awk '$1 > 0 { n++ } END { exit !n }' "$DP_STUCK" || return 1
+	echo "siw's connection holds octets siw never read (its accept race, try $2):"
+	cat "$DP_STUCK"
+	echo "$1: siw did not read, try $2" >> /tmp/pt_repeated
 }
 
 # pt_repeated_diag: the runs pt_run and dp_rping repeated, and why, as a TAP
@@ -299,10 +300,7 @@ dp_rping() {
 		dp_pair "$PT_SNS" "$PT_CNS" 7174 rping -s -a "$PT_SADDR" \
 			-S "$1" -C "$2" -V -- \
 			rping -c -a "$PT_SADDR" -S "$1" -C "$2" -V && return 0
-		[ "$PT_SDEV" = siw_b ] && pt_siw_unread || return 1
-		echo "siw's connection holds octets siw never read (its accept race, try $try):"
-		cat "$DP_STUCK"
-		echo "rping -S $1 -C $2: siw did not read, try $try" >> /tmp/pt_repeated
+		pt_siw_race "rping -S $1 -C $2" "$try" || return 1
 	done
 	return 1
 }

@@ -162,8 +162,8 @@ static int kiw_res_put_tx(struct sk_buff *msg, struct kiw_qp *qp)
 	started = tx->txc.tail;
 	completed = tx->txc.head;
 	spin_unlock_bh(&tx->lock);
-	orq = READ_ONCE(tx->orq_q.put) - READ_ONCE(tx->orq_q.get);
-	irq = READ_ONCE(tx->irq_q.put) - READ_ONCE(tx->irq_q.get);
+	orq = kiw_rdq_used(&tx->orq_q);
+	irq = kiw_rdq_used(&tx->irq_q);
 	if (READ_ONCE(tx->orq_wait))
 		wait = "orq";
 	else if (READ_ONCE(tx->hold))
