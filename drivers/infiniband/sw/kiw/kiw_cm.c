@@ -113,7 +113,7 @@ void kiw_cep_post(struct kiw_cep *cep, enum kiw_cep_post what)
  */
 static void kiw_cep_timeout(struct timer_list *t)
 {
-	struct kiw_cep *cep = from_timer(cep, t, timer);
+	struct kiw_cep *cep = timer_container_of(cep, t, timer);
 
 	kiw_cep_post(cep, KIW_CEP_POST_TIMEOUT);
 }
@@ -580,7 +580,7 @@ static int kiw_iw_connect(struct iw_cm_id *cm_id,
 	kiw_cep_register(cep);
 	ret = kiw_cep_connect_setup(cep, cm_id, param);
 	if (!ret) {
-		ret = kernel_connect(sock, (struct sockaddr *)raddr,
+		ret = kernel_connect(sock, (struct sockaddr_unsized *)raddr,
 				     kiw_sockaddr_len(raddr), O_NONBLOCK);
 		if (ret == -EINPROGRESS)
 			ret = 0;

@@ -64,7 +64,7 @@ static char kiw_crc_driver[CRYPTO_MAX_ALG_NAME] = "crc32c";
 u32 kiw_crc_update(u32 crc, const void *p, unsigned int len)
 {
 	if (READ_ONCE(kiw_crc_table))
-		return __crc32c_le(crc, p, len);
+		return kiw_crc32c_table(crc, p, len);
 	return crc32c(crc, p, len);
 }
 EXPORT_SYMBOL_IF_KUNIT(kiw_crc_update);
@@ -94,9 +94,9 @@ static u64 kiw_crc_rate(bool table, const u8 *buf)
 		u32 c = ~0U;
 
 		for (i = 0; i < KIW_CRC_BENCH_LOOPS; i++)
-			c = table ? __crc32c_le(c, buf, KIW_CRC_BENCH_LEN) :
+			c = table ? kiw_crc32c_table(c, buf, KIW_CRC_BENCH_LEN) :
 				    crc32c(c, buf, KIW_CRC_BENCH_LEN);
-		OPTIMIZER_HIDE_VAR(c);	/* (__crc32c_le() is __pure) */
+		OPTIMIZER_HIDE_VAR(c);	/* (the tables' function is __pure) */
 		best = min(best, ktime_get_ns() - start);
 	}
 	if (!best)
@@ -129,7 +129,9 @@ static void kiw_crc_apply(enum kiw_crc_impl impl)
 	bool table;
 
 	lockdep_assert_held(&kiw_crc_lock);
-	if (impl == KIW_CRC_AUTO)
+	if (!kiw_crc32c_tables())
+		table = false;	/* crc32c() is the library: nothing to pick */
+	else if (impl == KIW_CRC_AUTO)
 		table = kiw_crc_table_faster();
 	else
 		table = impl == KIW_CRC_TABLE;
@@ -145,7 +147,8 @@ static void kiw_crc_apply(enum kiw_crc_impl impl)
  *
  * Before module init only records the choice. Process context.
  *
- * Return: 0, or -EINVAL for anything else.
+ * Return: 0, -EINVAL for anything else, or -EOPNOTSUPP for "table" where
+ * the kernel's crc32c() is the library and has no separate tables.
  */
 int kiw_crc_set_impl(const char *val)
 {
@@ -154,6 +157,10 @@ int kiw_crc_set_impl(const char *val)
 	if (impl < 0) {
 		pr_warn("kiw: crc32c_impl: must be auto, crypto or table\n");
 		return -EINVAL;
+	}
+	if (impl == KIW_CRC_TABLE && !kiw_crc32c_tables()) {
+		pr_warn("kiw: crc32c_impl: this kernel's crc32c() is its only CRC32c\n");
+		return -EOPNOTSUPP;
 	}
 	mutex_lock(&kiw_crc_lock);
 	WRITE_ONCE(kiw_crc_asked, impl);
@@ -207,7 +214,8 @@ void kiw_crc_setup(void)
 	tfm = crypto_alloc_shash("crc32c", 0, 0);
 	mutex_lock(&kiw_crc_lock);
 	if (!IS_ERR(tfm))
-		strscpy(kiw_crc_driver, crypto_shash_driver_name(tfm));
+		strscpy(kiw_crc_driver, crypto_shash_driver_name(tfm),
+			sizeof(kiw_crc_driver));
 	kiw_crc_ready = true;
 	kiw_crc_apply(kiw_crc_asked);
 	mutex_unlock(&kiw_crc_lock);

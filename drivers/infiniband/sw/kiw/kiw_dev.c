@@ -287,8 +287,7 @@ static void kiw_update_port_state(struct kiw_device *kdev)
 	if (state == kdev->port_state)
 		return;
 	kdev->port_state = state;
-	kiw_port_event(kdev, state == IB_PORT_ACTIVE ? IB_EVENT_PORT_ACTIVE :
-						       IB_EVENT_PORT_ERR);
+	ib_dispatch_port_state_event(&kdev->ibdev, kdev->netdev);
 }
 
 static void kiw_update_mac(struct kiw_device *kdev)

@@ -221,7 +221,8 @@ enum ib_wc_status kiw_mr_fast_register(struct kiw_mr *mr,
 /* Verbs (kiw_mr.c) */
 struct ib_mr *kiw_get_dma_mr(struct ib_pd *pd, int access);
 struct ib_mr *kiw_reg_user_mr(struct ib_pd *pd, u64 start, u64 len,
-			      u64 va, int access, struct ib_udata *udata);
+			      u64 va, int access, struct ib_dmah *dmah,
+			      struct ib_udata *udata);
 struct ib_mr *kiw_alloc_mr(struct ib_pd *pd, enum ib_mr_type type,
 			   u32 max_num_sg);
 int kiw_map_mr_sg(struct ib_mr *mr, struct scatterlist *sg, int sg_nents,

@@ -360,7 +360,8 @@ static int kiw_mr_collect_pages(struct kiw_mr *mr)
 }
 
 struct ib_mr *kiw_reg_user_mr(struct ib_pd *pd, u64 start, u64 len, u64 va,
-			      int access, struct ib_udata *udata)
+			      int access, struct ib_dmah *dmah,
+			      struct ib_udata *udata)
 {
 	struct kiw_device *kdev = to_kiw_dev(pd->device);
 	struct siw_uresp_reg_mr uresp = {};
@@ -369,6 +370,9 @@ struct ib_mr *kiw_reg_user_mr(struct ib_pd *pd, u64 start, u64 len, u64 va,
 	u64 end;
 	int ret;
 
+	/* No DMA handles (TPH steering) in software. */
+	if (dmah)
+		return ERR_PTR(-EOPNOTSUPP);
 	if (!len || check_add_overflow(va, len, &end) ||
 	    check_add_overflow(start, len, &end))
 		return ERR_PTR(-EINVAL);
@@ -382,7 +386,7 @@ struct ib_mr *kiw_reg_user_mr(struct ib_pd *pd, u64 start, u64 len, u64 va,
 	if (IS_ERR(mr))
 		return ERR_CAST(mr);
 
-	mr->umem = ib_umem_get(&kdev->ibdev, start, len, access);
+	mr->umem = ib_umem_get_va(&kdev->ibdev, start, len, access);
 	if (IS_ERR(mr->umem)) {
 		ret = PTR_ERR(mr->umem);
 		mr->umem = NULL;

@@ -67,7 +67,7 @@ int kiw_sock_bind(struct socket *sock, const struct sockaddr_storage *addr,
 		if (ret)
 			return ret;
 	}
-	return kernel_bind(sock, (struct sockaddr *)addr,
+	return kernel_bind(sock, (struct sockaddr_unsized *)addr,
 			   kiw_sockaddr_len(addr));
 }
 

@@ -34,6 +34,15 @@ struct kiw_llp_params;
 struct kiw_qp;
 struct kiw_txb;
 
+/*
+ * Names are copied into fixed arrays, not __string(): the way a dynamic
+ * string is assigned changed in 6.10, and an array reads the same on every
+ * kernel. A device name is at most IB_DEVICE_NAME_MAX (64) octets; the
+ * state machine's names are short.
+ */
+#define KIW_TRACE_DEV_LEN	64
+#define KIW_TRACE_NAME_LEN	24
+
 /* Addresses: an IPv6 socket address holds either family. */
 #define KIW_TRACE_ADDR_LEN sizeof(struct sockaddr_in6)
 
@@ -57,7 +66,7 @@ struct kiw_txb;
 /* The line of an FPDU event; @fmt and its arguments follow. */
 #define KIW_TRACE_FPDU_PRINTK(fmt, ...)					\
 	TP_printk("%s qp=%u off=%u ulpdu=%u %s%s %s=0x%x %s=0x%llx msn=%u" fmt, \
-		  __get_str(dev), __entry->qpn, __entry->off,		\
+		  __entry->dev, __entry->qpn, __entry->off,		\
 		  __entry->ulpdu, kiw_show_opcode(__entry->rdmap_ctrl & 0xf), \
 		  __entry->ddp_ctrl & 0x40 ? " last" : "",		\
 		  __entry->ddp_ctrl & 0x80 ? "stag" : "qn",		\
@@ -68,35 +77,39 @@ struct kiw_txb;
 TRACE_EVENT(kiw_cep_state,
 	    TP_PROTO(const struct kiw_cep *cep, int prev, int ev),
 	    TP_ARGS(cep, prev, ev),
-	    TP_STRUCT__entry(__string(dev, kiw_trace_cep_dev(cep))
+	    TP_STRUCT__entry(__array(char, dev, KIW_TRACE_DEV_LEN)
 			     __field(const void *, cep)
 			     __field(bool, active)
-			     __string(ev, kiw_trace_cep_event(ev))
-			     __string(prev, kiw_trace_cep_state(prev))
-			     __string(next,
-				      kiw_trace_cep_state(kiw_trace_cep_now(cep)))
+			     __array(char, ev, KIW_TRACE_NAME_LEN)
+			     __array(char, prev, KIW_TRACE_NAME_LEN)
+			     __array(char, next, KIW_TRACE_NAME_LEN)
 			     __array(u8, local, KIW_TRACE_ADDR_LEN)
 			     __array(u8, remote, KIW_TRACE_ADDR_LEN)),
-	    TP_fast_assign(__assign_str(dev);
+	    TP_fast_assign(strscpy(__entry->dev, kiw_trace_cep_dev(cep),
+				   KIW_TRACE_DEV_LEN);
 			   __entry->cep = cep;
 			   __entry->active = kiw_trace_cep_active(cep);
-			   __assign_str(ev);
-			   __assign_str(prev);
-			   __assign_str(next);
+			   strscpy(__entry->ev, kiw_trace_cep_event(ev),
+				   KIW_TRACE_NAME_LEN);
+			   strscpy(__entry->prev, kiw_trace_cep_state(prev),
+				   KIW_TRACE_NAME_LEN);
+			   strscpy(__entry->next,
+				   kiw_trace_cep_state(kiw_trace_cep_now(cep)),
+				   KIW_TRACE_NAME_LEN);
 			   kiw_trace_cep_addrs(cep, __entry->local,
 					       __entry->remote)),
 	    TP_printk("%s cep=%p %s %pISpc -> %pISpc: %s: %s -> %s",
-		      __get_str(dev), __entry->cep,
+		      __entry->dev, __entry->cep,
 		      __entry->active ? "initiator" : "responder",
-		      __entry->local, __entry->remote, __get_str(ev),
-		      __get_str(prev), __get_str(next))
+		      __entry->local, __entry->remote, __entry->ev,
+		      __entry->prev, __entry->next)
 );
 
 TRACE_EVENT(kiw_mpa_result,
 	    TP_PROTO(const struct kiw_cep *cep,
 		     const struct kiw_llp_params *p),
 	    TP_ARGS(cep, p),
-	    TP_STRUCT__entry(__string(dev, kiw_trace_cep_dev(cep))
+	    TP_STRUCT__entry(__array(char, dev, KIW_TRACE_DEV_LEN)
 			     __field(u32, qpn)
 			     __field(bool, initiator)
 			     __field(u8, rev)
@@ -108,7 +121,8 @@ TRACE_EVENT(kiw_mpa_result,
 			     __field(u8, rtr)
 			     __field(bool, hold_tx)
 			     __array(u8, remote, KIW_TRACE_ADDR_LEN)),
-	    TP_fast_assign(__assign_str(dev);
+	    TP_fast_assign(strscpy(__entry->dev, kiw_trace_cep_dev(cep),
+				   KIW_TRACE_DEV_LEN);
 			   kiw_trace_mpa_assign(cep, p, &__entry->qpn,
 						&__entry->initiator,
 						&__entry->rev, &__entry->crc,
@@ -119,7 +133,7 @@ TRACE_EVENT(kiw_mpa_result,
 						&__entry->hold_tx,
 						__entry->remote)),
 	    TP_printk("%s qp=%u %pISpc %s rev=%u crc=%d markers tx=%d rx=%d ird=%u ord=%u rtr=%s hold_tx=%d",
-		      __get_str(dev), __entry->qpn, __entry->remote,
+		      __entry->dev, __entry->qpn, __entry->remote,
 		      __entry->initiator ? "initiator" : "responder",
 		      __entry->rev, __entry->crc, __entry->tx_markers,
 		      __entry->rx_markers, __entry->ird, __entry->ord,
@@ -129,15 +143,16 @@ TRACE_EVENT(kiw_mpa_result,
 TRACE_EVENT(kiw_qp_state,
 	    TP_PROTO(const struct kiw_qp *qp, int prev, int next),
 	    TP_ARGS(qp, prev, next),
-	    TP_STRUCT__entry(__string(dev, kiw_trace_qp_dev(qp))
+	    TP_STRUCT__entry(__array(char, dev, KIW_TRACE_DEV_LEN)
 			     __field(u32, qpn)
 			     __field(u8, prev)
 			     __field(u8, next)),
-	    TP_fast_assign(__assign_str(dev);
+	    TP_fast_assign(strscpy(__entry->dev, kiw_trace_qp_dev(qp),
+				   KIW_TRACE_DEV_LEN);
 			   __entry->qpn = kiw_trace_qpn(qp);
 			   __entry->prev = prev;
 			   __entry->next = next),
-	    TP_printk("%s qp=%u %s -> %s", __get_str(dev), __entry->qpn,
+	    TP_printk("%s qp=%u %s -> %s", __entry->dev, __entry->qpn,
 		      kiw_show_qp_state(__entry->prev),
 		      kiw_show_qp_state(__entry->next))
 );
@@ -145,18 +160,19 @@ TRACE_EVENT(kiw_qp_state,
 DECLARE_EVENT_CLASS(kiw_term_class,
 		    TP_PROTO(const struct kiw_qp *qp, kiw_term_t term),
 		    TP_ARGS(qp, term),
-		    TP_STRUCT__entry(__string(dev, kiw_trace_qp_dev(qp))
+		    TP_STRUCT__entry(__array(char, dev, KIW_TRACE_DEV_LEN)
 				     __field(u32, qpn)
 				     __field(u8, layer)
 				     __field(u8, etype)
 				     __field(u8, ecode)),
-		    TP_fast_assign(__assign_str(dev);
+		    TP_fast_assign(strscpy(__entry->dev, kiw_trace_qp_dev(qp),
+					   KIW_TRACE_DEV_LEN);
 				   __entry->qpn = kiw_trace_qpn(qp);
 				   __entry->layer = kiw_term_layer(term);
 				   __entry->etype = kiw_term_etype(term);
 				   __entry->ecode = kiw_term_ecode(term)),
 		    TP_printk("%s qp=%u layer=%s type=0x%x code=0x%02x",
-			      __get_str(dev), __entry->qpn,
+			      __entry->dev, __entry->qpn,
 			      kiw_show_layer(__entry->layer), __entry->etype,
 			      __entry->ecode)
 );
@@ -176,7 +192,7 @@ DEFINE_EVENT(kiw_term_class, kiw_term_rx,
 TRACE_EVENT(kiw_fpdu_tx,
 	    TP_PROTO(const struct kiw_qp *qp, const struct kiw_txb *b),
 	    TP_ARGS(qp, b),
-	    TP_STRUCT__entry(__string(dev, kiw_trace_qp_dev(qp))
+	    TP_STRUCT__entry(__array(char, dev, KIW_TRACE_DEV_LEN)
 			     __field(u32, qpn)
 			     __field(u32, off)
 			     __field(u16, ulpdu)
@@ -185,7 +201,8 @@ TRACE_EVENT(kiw_fpdu_tx,
 			     __field(u32, stag_qn)
 			     __field(u32, msn)
 			     __field(u64, to_mo)),
-	    TP_fast_assign(__assign_str(dev);
+	    TP_fast_assign(strscpy(__entry->dev, kiw_trace_qp_dev(qp),
+				   KIW_TRACE_DEV_LEN);
 			   __entry->qpn = kiw_trace_qpn(qp);
 			   kiw_trace_fpdu_tx(b, &__entry->off, &__entry->ulpdu,
 					     &__entry->ddp_ctrl,
@@ -199,7 +216,7 @@ TRACE_EVENT(kiw_fpdu_rx,
 	    TP_PROTO(const struct kiw_qp *qp, const struct kiw_fpdu_rx *f,
 		     kiw_term_t verdict),
 	    TP_ARGS(qp, f, verdict),
-	    TP_STRUCT__entry(__string(dev, kiw_trace_qp_dev(qp))
+	    TP_STRUCT__entry(__array(char, dev, KIW_TRACE_DEV_LEN)
 			     __field(u32, qpn)
 			     __field(u32, off)
 			     __field(u16, ulpdu)
@@ -209,7 +226,8 @@ TRACE_EVENT(kiw_fpdu_rx,
 			     __field(u32, msn)
 			     __field(u64, to_mo)
 			     __field(u32, verdict)),
-	    TP_fast_assign(__assign_str(dev);
+	    TP_fast_assign(strscpy(__entry->dev, kiw_trace_qp_dev(qp),
+				   KIW_TRACE_DEV_LEN);
 			   __entry->qpn = kiw_trace_qpn(qp);
 			   kiw_trace_fpdu_rx(f, &__entry->off, &__entry->ulpdu,
 					     &__entry->ddp_ctrl,
@@ -229,17 +247,18 @@ TRACE_EVENT(kiw_rx_run,
 	    TP_PROTO(const struct kiw_qp *qp, u32 budget, u32 taken,
 		     bool softirq),
 	    TP_ARGS(qp, budget, taken, softirq),
-	    TP_STRUCT__entry(__string(dev, kiw_trace_qp_dev(qp))
+	    TP_STRUCT__entry(__array(char, dev, KIW_TRACE_DEV_LEN)
 			     __field(u32, qpn)
 			     __field(u32, budget)
 			     __field(u32, taken)
 			     __field(bool, softirq)),
-	    TP_fast_assign(__assign_str(dev);
+	    TP_fast_assign(strscpy(__entry->dev, kiw_trace_qp_dev(qp),
+				   KIW_TRACE_DEV_LEN);
 			   __entry->qpn = kiw_trace_qpn(qp);
 			   __entry->budget = budget;
 			   __entry->taken = taken;
 			   __entry->softirq = softirq),
-	    TP_printk("%s qp=%u taken=%u budget=%u %s", __get_str(dev),
+	    TP_printk("%s qp=%u taken=%u budget=%u %s", __entry->dev,
 		      __entry->qpn, __entry->taken, __entry->budget,
 		      __entry->softirq ? "softirq" : "task")
 );
