@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# Build kiw with DKMS for one kernel, as "make dkms-install" would, but in
+# a DKMS tree of its own (dkms --dkmstree/--sourcetree), so nothing is
+# installed and the system's DKMS state is untouched. It proves that
+# dkms.conf accepts the kernel and that the compat probes run under DKMS.
+#
+# Usage: scripts/dkms-build.sh RELEASE [--root DIR]
+#   RELEASE     the kernel release (its headers: /lib/modules/RELEASE/build)
+#   --root DIR  run DKMS inside the chroot DIR (the 7.2 build chroot, whose
+#               userspace is the one a 7.2 user has)
+# Prints the path of the built kiw.ko; exits non-zero if DKMS failed.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+rel=${1:?RELEASE}
+root=
+[ "${2:-}" != --root ] || root=${3:?DIR}
+ver=$(cat "$KIW_TOP/VERSION")
+run=()
+[ -z "$root" ] || run=(chroot "$root")
+
+# The work area, inside the chroot when there is one.
+base=$(mktemp -d "${root:-${TMPDIR:-/tmp}}/kiw-dkms.XXXXXX")
+inner=${base#"$root"}
+cleanup() {
+	[ -z "$root" ] || umount "$root/proc" 2>/dev/null || true
+	rm -rf "$base"
+}
+trap cleanup EXIT
+mkdir -p "$base/src/kiw-$ver" "$base/dkms"
+(cd "$KIW_TOP" && cp -R dkms.conf VERSION Kbuild LICENSE drivers include kunit \
+	"$base/src/kiw-$ver/")
+# objtool reads /proc in newer kernels' kbuild.
+[ -z "$root" ] || mount -t proc proc "$root/proc"
+
+log=$base/dkms.log
+if ! "${run[@]}" dkms build -m kiw -v "$ver" -k "$rel" --dkmstree "$inner/dkms" \
+	--sourcetree "$inner/src" > "$log" 2>&1; then
+	cat "$log" >&2
+	find "$base/dkms" -name make.log -exec tail -n 40 {} + >&2 || true
+	kiw_die "dkms build for $rel failed"
+fi
+ko=$(find "$base/dkms/kiw/$ver/$rel" -name 'kiw.ko*' | head -n 1)
+[ -n "$ko" ] || { cat "$log" >&2; kiw_die "dkms build for $rel made no kiw.ko"; }
+out=$KIW_TOP/build/dkms/$rel
+mkdir -p "$out"
+cp "$ko" "$out/"
+echo "$out/$(basename "$ko")"
