@@ -12,6 +12,7 @@
 #   --release  only print the kernel release (uname -r)
 #   --kdir     make the headers ready and print the KDIR to build against
 #              (for 7.2, inside a sid chroot: scripts/kbuild.sh builds there)
+#   --kdir-print  only print that KDIR (ready or not: test its Makefile)
 #
 # Every version is discovered, never hard-coded: stock and 6.1 from the
 # metapackages installed on the host (linux-headers-6.12-amd64 and
@@ -31,7 +32,28 @@ set -euo pipefail
 
 id=${1:-}
 what=${2:-}
-case "$what" in ""|--print|--release|--kdir) ;; *) id= ;; esac
+case "$what" in ""|--print|--release|--kdir|--kdir-print) ;; *) id= ;; esac
+
+# sid_discover: release, version (the image's) and hversion (the headers')
+# of sid's newest amd64 kernel, from the lists; remembered until the lists
+# change (apt-cache takes seconds a call on those lists).
+sid_discover() {
+	local memo=$KIW_SID_APT/discovered lst image
+	lst=$(find "$KIW_SID_APT/lists" -maxdepth 1 -name '*_Packages*' | head -n 1)
+	if [ -n "$lst" ] && [ "$memo" -nt "$lst" ] &&
+	   read -r release version hversion < "$memo" && [ -n "$hversion" ]; then
+		return 0
+	fi
+	image=$(kiw_sid_depends linux-image-amd64 '^linux-image-[0-9]')
+	[ -n "$image" ] || kiw_die "no linux-image-<release> in sid's linux-image-amd64"
+	release=${image#linux-image-}
+	version=$(kiw_sid_version "$image")
+	[ -n "$version" ] || kiw_die "no version of $image in sid"
+	hversion=$(kiw_sid_version "linux-headers-$release")
+	[ -n "$hversion" ] || kiw_die "no linux-headers-$release in sid"
+	echo "$release $version $hversion" > "$memo.$$"
+	mv "$memo.$$" "$memo"
+}
 
 # Discover: release, version (of the image and the headers), the cache
 # directory, and the packages to unpack.
@@ -48,20 +70,16 @@ stock|6.1)
 	;;
 7.2)
 	kiw_sid_update
-	image=$(kiw_sid_depends linux-image-amd64 '^linux-image-[0-9]')
-	[ -n "$image" ] || kiw_die "no linux-image-<release> in sid's linux-image-amd64"
-	release=${image#linux-image-}
+	sid_discover
 	case "$release" in
 	7.2.*) ;;
 	*) kiw_die "sid's newest kernel is $release, not 7.2: update KIW_KERNELS (Documentation/testing.rst, \"Adding a kernel\")" ;;
 	esac
-	version=$(kiw_sid_version "$image")
-	[ -n "$version" ] || kiw_die "no version of $image in sid"
 	prefix=kernel-7.2
 	pkgs=("linux-binary-$release" "linux-modules-$release" "linux-base-$release")
 	;;
 *)
-	sed -n '4,14s/^# \{0,1\}//p' "$0" >&2
+	sed -n '4,15s/^# \{0,1\}//p' "$0" >&2
 	exit 2
 	;;
 esac
@@ -100,7 +118,7 @@ unpack() {
 			$sudo apt-get -q update >/dev/null 2>&1 || true
 		fi
 		download "${want[@]}" || { cat "$out/download.log" >&2
-			kiw_die "apt-get download ${want[*]} failed"; }
+			kiw_die "apt-get download ${want[*]} failed (the lists are fresh now: run it again)"; }
 	fi
 	for deb in "$out"/deb/*.deb; do dpkg -x "$deb" "$out/mod"; done
 	rm -rf "$out/deb"
@@ -127,12 +145,7 @@ unpack() {
 }
 
 # The sid build chroot for 7.2, keyed by the headers' version.
-chroot_dir() {
-	local hv
-	hv=$(kiw_sid_version "linux-headers-$release")
-	[ -n "$hv" ] || kiw_die "no linux-headers-$release in sid"
-	echo "$KIW_CACHE/chroot-sid-$hv"
-}
+chroot_dir() { echo "$KIW_CACHE/chroot-sid-$hversion"; }
 
 make_chroot() {
 	local dir=$1 t0 inc=gcc,make,libc6-dev,bc,kmod,sparse,linux-headers-$release
@@ -157,15 +170,55 @@ make_chroot() {
 	kiw_log "sid build chroot made in $(kiw_since "$t0"): $dir/root"
 }
 
+# Debian's header packages leave out scripts/checker-valid.sh, which the
+# Makefile of kernels since 6.15 runs to decide whether sparse is usable:
+# without it, C=2 only warns "sparse is not available" and checks nothing.
+# Ours says yes when sparse runs and parses __typeof_unqual__ (what the
+# kernel's asks) without an error, so C=2 means sparse again.
+# checker_fixup ROOT KDIR: KDIR's Makefile names the source tree's with an
+# absolute "include" (a path inside ROOT, the chroot).
+checker_fixup() {
+	local root=$1 kdir=$2 mk src
+	mk=$(sed -n 's/^include //p' "$kdir/Makefile" | head -n 1)
+	mk=$root${mk:-${kdir#"$root"}/Makefile}
+	grep -q 'scripts/checker-valid.sh' "$mk" 2>/dev/null || return 0
+	src=$(dirname "$mk")/scripts
+	[ -d "$src" ] || kiw_die "no scripts/ in $(dirname "$mk")"
+	# Its scripts/ is a relative symlink (to linux-kbuild-*): stay in ROOT.
+	src=$(cd "$src" && pwd -P)
+	case "$src/" in "$root"/*) ;; *) kiw_die "$src is outside $root" ;; esac
+	[ -e "$src/checker-valid.sh" ] || {
+		cat > "$src/checker-valid.sh" <<-'EOF'
+		#!/bin/sh
+		# Written by kiw's scripts/kernel.sh: Debian's headers lack it.
+		# Prints 1 when the checker "$@" runs and parses this without an error.
+		command -v "$1" >/dev/null 2>&1 || { echo 0; exit 0; }
+		t=$(mktemp --suffix=.c) || { echo 0; exit 0; }
+		printf 'int f(const int *p)\n{\n\t__typeof_unqual__(*p) x = *p;\n\treturn x;\n}\n' > "$t"
+		if "$@" "$t" 2>&1 | grep -q error; then echo 0; else echo 1; fi
+		rm -f "$t"
+		EOF
+		chmod 755 "$src/checker-valid.sh"
+	}
+}
+
+if [ "$what" = --kdir-print ]; then
+	[ "$id" != 7.2 ] || kdir=$(chroot_dir)/root/usr/src/linux-headers-$release
+	echo "$kdir"
+	exit 0
+fi
 if [ "$what" = --kdir ]; then
 	if [ "$id" = 7.2 ]; then
 		dir=$(chroot_dir)
 		if [ ! -f "$dir/.done" ]; then
 			kiw_locked "$(basename "$dir")" make_chroot "$dir" ||
-				{ kiw_sid_update --force; dir=$(chroot_dir)
+				{ kiw_sid_update --force; sid_discover; dir=$(chroot_dir)
 				  kiw_locked "$(basename "$dir")" make_chroot "$dir"; }
 		fi
 		kdir=$dir/root/usr/src/linux-headers-$release
+		checker_fixup "$dir/root" "$kdir"
+	else
+		checker_fixup "" "$kdir"
 	fi
 	[ -f "$kdir/Makefile" ] || kiw_die "no headers at $kdir"
 	echo "$kdir"

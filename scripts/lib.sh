@@ -76,16 +76,17 @@ kiw_sid_apt() {
 # lists when they are missing, older than KIW_SID_MAX_AGE days (default 7),
 # or when --force (a package named in them is gone from the archive).
 kiw_sid_update() {
-	local d=$KIW_SID_APT
-	if [ "${1:-}" != --force ] &&
-	   [ -n "$(find "$d/lists" -maxdepth 1 -name '*_sid_main_binary-amd64_Packages*' \
-		  -newermt "-${KIW_SID_MAX_AGE:-7} days" 2>/dev/null | head -n 1)" ]; then
-		return 0
-	fi
+	[ "${1:-}" = --force ] || ! _kiw_sid_fresh || return 0
 	kiw_locked apt-sid _kiw_sid_update "${1:-}"
+}
+_kiw_sid_fresh() {
+	[ -n "$(find "$KIW_SID_APT/lists" -maxdepth 1 -name '*_sid_main_binary-amd64_Packages*' \
+		-newermt "-${KIW_SID_MAX_AGE:-7} days" 2>/dev/null | head -n 1)" ]
 }
 _kiw_sid_update() {
 	local d=$KIW_SID_APT t0
+	# Another caller may have fetched them while this one waited.
+	[ "$1" = --force ] || ! _kiw_sid_fresh || return 0
 	mkdir -p "$d/etc/sources.list.d" "$d/etc/preferences.d" "$d/lists/partial" \
 		 "$d/cache/archives/partial"
 	: > "$d/etc/sources.list"
