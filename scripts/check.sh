@@ -452,6 +452,7 @@ boot_finish() {
 vm_stock() { vm_boots stock; }
 vm_other() {
 	local k
+	other_kernels_ready
 	for k in $OTHER_KERNELS; do
 		[ -z "${NEED_OTHER[$k]:-}" ] || vm_boots "$k"
 	done
@@ -514,7 +515,7 @@ kernels() {
 			diag < "$LOGS/stock-kernel.log"
 		fi
 	fi
-	other_kernels
+	other_kernels_start
 	dir=$("$KIW_TOP/scripts/debug-kernel.sh" --print)
 	if [ -z "$DEBUG_BUILD_PID" ] && [ -f "$dir/.done" ]; then
 		DEBUG_DIR=$dir
@@ -522,48 +523,74 @@ kernels() {
 	fi
 }
 # Debian's other kernels (scripts/kernel.sh): their headers for the static
-# checks (7.2's in a sid chroot, debootstrap'ed the first time), their
-# images for their VM tests. What this run found cached is listed in
-# OTHER_WARM, for the cold projection (budget).
+# checks (7.2's in a sid chroot, debootstrap'ed the first time: minutes,
+# mostly waiting on the network), their images for their VM tests. They are
+# fetched in the background from the kernels phase on, beside the stock
+# kernel's phases; other_kernels_ready waits for them and reports. What was
+# found cached is listed in OTHER_WARM, for the cold projection (budget).
 declare -A OTHER_KDIR=() OTHER_REL=()
-OTHER_WARM=()
-other_kernels() {
-	local k img hdr log t0 what rc
+OTHER_WARM=() OTHER_PID= OTHER_DIR=$LOGS/other-kernels
+other_kernels_start() {
+	local k img hdr
+	rm -rf "$OTHER_DIR"
+	mkdir -p "$OTHER_DIR"
 	for k in $OTHER_KERNELS; do
 		img=${NEED_OTHER[$k]:-} hdr=$img
 		! want static || hdr=1
-		[ -n "$hdr" ] || continue
-		log=$LOGS/kernel-$k.log
-		: > "$log"
-		if [ -n "$img" ]; then
-			[ ! -f "$("$KIW_TOP/scripts/kernel.sh" "$k" --print 2>>"$log")/.done" ] ||
-				OTHER_WARM+=("$k-image")
-			t0=$(kiw_now) rc=0
-			"$KIW_TOP/scripts/kernel.sh" "$k" >> "$log" 2>&1 || rc=$?
-			if [ "$rc" = 0 ]; then
-				pass "kernel: Debian's $k kernel $("$KIW_TOP/scripts/kernel.sh" "$k" --release) unpacked ($(kiw_since "$t0"))"
+		[ -z "$hdr" ] || echo "$k ${img:-0}" >> "$OTHER_DIR/wanted"
+	done
+	[ -f "$OTHER_DIR/wanted" ] || return 0
+	echo "# fetching what this run needs of Debian's $(cut -d' ' -f1 "$OTHER_DIR/wanted" | tr '\n' ' ')kernels in the background (log: $OTHER_DIR/)"
+	setsid bash -c '
+		ks=$1 dir=$2
+		while read -r k img; do
+			log=$dir/$k.log
+			if [ "$img" != 0 ]; then
+				[ ! -f "$("$ks" "$k" --print 2>>"$log")/.done" ] || echo "$k-image" >> "$dir/warm"
+				t0=$(date +%s)
+				"$ks" "$k" >> "$log" 2>&1; echo $? > "$dir/$k.image.rc"
+				echo $(( $(date +%s) - t0 )) > "$dir/$k.image.secs"
+			fi
+			[ ! -f "$("$ks" "$k" --kdir-print 2>>"$log")/Makefile" ] || echo "$k-kdir" >> "$dir/warm"
+			t0=$(date +%s)
+			"$ks" "$k" --kdir > "$dir/$k.kdir" 2>>"$log"; echo $? > "$dir/$k.kdir.rc"
+			echo $(( $(date +%s) - t0 )) > "$dir/$k.kdir.secs"
+			"$ks" "$k" --release > "$dir/$k.release" 2>>"$log"
+		done < "$dir/wanted"' _ "$KIW_TOP/scripts/kernel.sh" "$OTHER_DIR" &
+	OTHER_PID=$!
+}
+other_kernels_ready() {
+	local k img what secs
+	[ -n "$OTHER_PID" ] || return 0
+	wait "$OTHER_PID" || true
+	OTHER_PID=
+	[ ! -f "$OTHER_DIR/warm" ] || mapfile -t OTHER_WARM < "$OTHER_DIR/warm"
+	while read -r k img; do
+		if [ "$img" != 0 ]; then
+			secs=$(cat "$OTHER_DIR/$k.image.secs" 2>/dev/null || echo '?')
+			if [ "$(cat "$OTHER_DIR/$k.image.rc" 2>/dev/null)" = 0 ]; then
+				pass "kernel: Debian's $k kernel $(cat "$OTHER_DIR/$k.release") unpacked ($secs s)"
 			else
 				fail "kernel: fetching Debian's $k kernel failed (scripts/kernel.sh $k)"
-				diag < "$log"
+				diag < "$OTHER_DIR/$k.log"
 			fi
 		fi
 		what="headers"
 		[ "$k" != 7.2 ] || what="sid build chroot with the headers"
-		[ ! -f "$("$KIW_TOP/scripts/kernel.sh" "$k" --kdir-print 2>>"$log")/Makefile" ] ||
-			OTHER_WARM+=("$k-kdir")
-		t0=$(kiw_now)
-		if OTHER_KDIR[$k]=$("$KIW_TOP/scripts/kernel.sh" "$k" --kdir 2>>"$log") &&
-		   OTHER_REL[$k]=$("$KIW_TOP/scripts/kernel.sh" "$k" --release 2>>"$log"); then
-			pass "kernel: $k's $what ready (${OTHER_KDIR[$k]}; $(kiw_since "$t0"))"
+		secs=$(cat "$OTHER_DIR/$k.kdir.secs" 2>/dev/null || echo '?')
+		if [ "$(cat "$OTHER_DIR/$k.kdir.rc" 2>/dev/null)" = 0 ] && [ -s "$OTHER_DIR/$k.release" ]; then
+			OTHER_KDIR[$k]=$(cat "$OTHER_DIR/$k.kdir")
+			OTHER_REL[$k]=$(cat "$OTHER_DIR/$k.release")
+			pass "kernel: $k's $what ready (${OTHER_KDIR[$k]}; $secs s)"
 		else
-			OTHER_KDIR[$k]=
 			fail "kernel: $k's $what: scripts/kernel.sh $k --kdir failed"
-			diag < "$log"
+			diag < "$OTHER_DIR/$k.log"
 		fi
-	done
+	done < "$OTHER_DIR/wanted"
 }
 stop_debug_build() {
 	[ -z "$DEBUG_BUILD_PID" ] || kill -- "-$DEBUG_BUILD_PID" 2>/dev/null || true
+	[ -z "$OTHER_PID" ] || kill -- "-$OTHER_PID" 2>/dev/null || true
 }
 trap stop_debug_build EXIT
 
@@ -620,6 +647,7 @@ static_stock() {
 # shows as compiler errors: the compat layer (issue 15) must cover it.
 static_other() {
 	local k rel failed_before
+	other_kernels_ready
 	for k in $OTHER_KERNELS; do
 		rel=${OTHER_REL[$k]:-}
 		if [ -z "${OTHER_KDIR[$k]:-}" ]; then
@@ -734,7 +762,7 @@ KIW_DEBUG_BUILD_CPU=${KIW_DEBUG_BUILD_CPU:-1590}
 # budget TOTAL CPU: the projected time of a cold CI run. Only a full run
 # (no --only/--test) projects.
 budget() {
-	local total=$1 cpu=$2 row name wall stock=0 cold build pct low item other=0
+	local total=$1 cpu=$2 row name wall stock=0 post=0 side cold build pct low item other=0
 	[ -z "$only" ] || return 0
 	for item in "${OTHER_WARM[@]}"; do other=$((other + ${KIW_COLD_OTHER[$item]:-0})); done
 	if [ "$BUILT_DEBUG" = 1 ]; then
@@ -746,21 +774,25 @@ budget() {
 	else
 		# Cold: the build runs beside the stock kernel's phases, so it
 		# replaces them on the critical path when it takes longer.
-		# So do the other kernels' phases, and their fetches when cold.
+		# So do the other kernels' phases after them; their fetches
+		# (background, from the kernels phase on) overlap the stock
+		# kernel's phases too, and delay the others only when longer.
 		for row in "${PHASE_ROWS[@]}"; do
 			IFS='|' read -r name wall _ <<<"$row"
 			case "$name" in
-			kernels|*"(stock kernel)"*|*"(6.1, 7.2 kernels)"*)
-				stock=$((stock + wall)) ;;
+			kernels|*"(stock kernel)"*) stock=$((stock + wall)) ;;
+			*"(6.1, 7.2 kernels)"*) post=$((post + wall)) ;;
 			esac
 		done
+		side=$(( (stock > other ? stock : other) + post ))
 		build=$KIW_DEBUG_BUILD_WALL
-		[ "$build" -gt "$((stock + other))" ] || build=$((stock + other))
-		cold=$((total - stock + build + KIW_COLD_EXTRA))
+		[ "$build" -gt "$side" ] || build=$side
+		cold=$((total - stock - post + build + KIW_COLD_EXTRA))
 		echo "# budget: warm run $total s; cold, the debug kernel's build" \
 		     "(~$KIW_DEBUG_BUILD_WALL s on 2 idle cores) overlaps the phases of Debian's" \
-		     "kernels ($stock s here, + ~$other s of their downloads and chroot when" \
-		     "cold), plus ~$KIW_COLD_EXTRA s of packages: ~$cold s"
+		     "kernels ($((stock + post)) s here; ~$side s cold, with ~$other s of 6.1's and" \
+		     "7.2's downloads and chroot this run found cached), plus ~$KIW_COLD_EXTRA s" \
+		     "of packages: ~$cold s"
 	fi
 	low=$(( (cpu + (BUILT_DEBUG == 1 ? 0 : KIW_DEBUG_BUILD_CPU)) / 2 ))
 	pct=$((cold * 100 / KIW_BUDGET))
@@ -841,8 +873,10 @@ echo "# kiw make check: $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs, load $(
 phase deps deps
 phase kernels kernels
 if want static; then phase "static (stock kernel)" static_stock; fi
-if want static; then phase "static (6.1, 7.2 kernels)" static_other; fi
 if want vm && [ "$NEED_STOCK" = 1 ]; then phase "VM tests (stock kernel)" vm_stock; fi
+# (6.1 and 7.2 after the stock kernel's VM tests: a cold run's sid chroot
+# is made meanwhile, in the background)
+if want static; then phase "static (6.1, 7.2 kernels)" static_other; fi
 if want vm && [ ${#NEED_OTHER[@]} -gt 0 ]; then phase "VM tests (6.1, 7.2 kernels)" vm_other; fi
 if [ -n "$DEBUG_BUILD_PID" ]; then phase "waiting for the debug kernel" wait_debug; fi
 if want static; then phase "static (debug kernel)" static_debug; fi
