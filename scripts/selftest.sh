@@ -264,7 +264,8 @@ if [ "$kernels" = 1 ]; then
 check "the kernel is $KIW_KERNEL's" sh -c 'uname -r | grep -q "^$KIW_KERNEL\."'
 check "modprobe rdma_rxe (and ib_core)" sh -c 'modprobe rdma_rxe && [ -d /sys/module/ib_core ]'
 check "rxe0 on a veth" sh -c 'ip link add kv0 type veth peer name kv1 && ip link set kv0 up &&
-	rdma link add rxe0 type rxe netdev kv0 && rdma link show rxe0/1 | grep -q ACTIVE'
+	ip link set kv1 up && rdma link add rxe0 type rxe netdev kv0 &&
+	rdma link show rxe0/1 | grep -q "state ACTIVE"'
 check "rdma_rxe unloads" sh -c 'rdma link delete rxe0 && ip link delete kv0 && rmmod rdma_rxe'
 tap_done
 EOF2
