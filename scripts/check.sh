@@ -5,7 +5,8 @@
 #
 # Usage: scripts/check.sh [--only static|kunit|vm] [--test NAME]
 #   static  W=1 build and sparse (C=2) of kiw with zero diagnostics, against
-#           Debian's headers and against the debug kernel; checkpatch.pl
+#           Debian's headers (6.12, 6.1, and 7.2 in a sid chroot) and against
+#           the debug kernel; checkpatch.pl
 #           --strict on every .c/.h, zero errors, warnings and checks; the
 #           conformance matrix up to date (scripts/conformance.sh --check)
 #   kunit   kiw's KUnit suites in the debug kernel (scripts/kunit.sh)
@@ -17,9 +18,9 @@
 # "N passed, N failed"; skipped checks are listed, counted apart, and never
 # counted as passed. The exit status is non-zero when anything failed.
 #
-# Order: what needs only Debian's stock kernel (static checks, the stock
-# kernel's VM tests) runs while the debug kernel builds in the background,
-# the first time; then what needs the debug kernel. Before the last line,
+# Order: what needs only Debian's kernels (static checks, the VM tests of
+# the stock kernel, then of 6.1 and 7.2) runs while the debug kernel builds
+# in the background, the first time; then what needs the debug kernel. Before the last line,
 # a time report: the wall and CPU time of every phase, of every boot, and
 # the guest time of every VM test, with a projection of a cold CI run
 # against its budget (Documentation/testing.rst, "Time budget").
@@ -160,9 +161,10 @@ select_tests() {
 }
 
 # The header of a test: "# kiw-vm: kernel=debug timeout=300 [mem=MB]
-# [siw=yes] [batch=alone]" (kernel: stock or debug, the default; timeout:
+# [siw=yes] [batch=alone]" (kernel: debug, the default, stock (Debian's
+# 6.12), 6.1 or 7.2 (scripts/kernel.sh); timeout:
 # seconds for the script; mem: guest memory, default 1024; siw=yes: the
-# test loads siw as a peer, built for the stock kernel; batch=alone: a boot
+# test loads siw as a peer (stock and debug only); batch=alone: a boot
 # of its own, for a test that changes the guest for good or runs long).
 test_param() {
 	sed -n "s/^# kiw-vm:.*\\b$2=\\([^ ]*\\).*/\\1/p" "$1" | head -n 1
@@ -189,6 +191,9 @@ KIW_VM_PARALLEL=${KIW_VM_PARALLEL:-1}
 KUNIT_SCRIPT=$KIW_TOP/scripts/guest/kunit.sh KUNIT_IN_VM=0 KUNIT_BOOT=
 TIMES_FILE=$LOGS/vm-times TIMES_SEED=$KIW_TOP/scripts/vm-times.seed
 BATCH_KEYS=() BATCH_TESTS=() NEED_STOCK=0 NEED_DEBUG=0
+# Debian's other kernels (scripts/kernel.sh) the VM tests ask for.
+declare -A NEED_OTHER=()
+OTHER_KERNELS="6.1 7.2"
 
 # expected NAME TIMEOUT: the expected guest seconds of a test.
 declare -A LAST_TIME=()
@@ -223,7 +228,13 @@ plan_batches() {
 		case "${kernel:-debug}" in
 		stock) NEED_STOCK=1 ;;
 		debug) NEED_DEBUG=1; siw= ;; # the debug kernel has siw
-		*) fail "vm: ${t#"$KIW_TOP"/}: kernel=$kernel is neither stock nor debug"
+		6.1|7.2)
+			if [ "$siw" = yes ]; then
+				fail "vm: ${t#"$KIW_TOP"/}: siw=yes: there is no siw for kernel=$kernel (only stock and debug)"
+				continue
+			fi
+			NEED_OTHER[$kernel]=1 ;;
+		*) fail "vm: ${t#"$KIW_TOP"/}: kernel=$kernel is not one of stock, debug, 6.1, 7.2"
 		   continue ;;
 		esac
 		key="${kernel:-debug} ${mem:-default} ${siw:-no}"
@@ -250,7 +261,7 @@ plan_batches() {
 		set -- ${group[$key]}
 		n=$#
 		par=$KIW_VM_PARALLEL
-		[[ $key != stock* ]] || par=$par_stock
+		[[ $key == debug* ]] || par=$par_stock
 		boots=$(( (n + KIW_VM_BATCH - 1) / KIW_VM_BATCH ))
 		[ "$boots" -ge "$par" ] || boots=$par
 		[ "$boots" -le "$n" ] || boots=$n
@@ -439,6 +450,13 @@ boot_finish() {
 }
 
 vm_stock() { vm_boots stock; }
+vm_other() {
+	local k
+	other_kernels_ready
+	for k in $OTHER_KERNELS; do
+		[ -z "${NEED_OTHER[$k]:-}" ] || vm_boots "$k"
+	done
+}
 vm_debug() {
 	if [ -z "$DEBUG_DIR" ]; then
 		fail "vm: the debug kernel's tests: no debug kernel (see above)"
@@ -497,14 +515,82 @@ kernels() {
 			diag < "$LOGS/stock-kernel.log"
 		fi
 	fi
+	other_kernels_start
 	dir=$("$KIW_TOP/scripts/debug-kernel.sh" --print)
 	if [ -z "$DEBUG_BUILD_PID" ] && [ -f "$dir/.done" ]; then
 		DEBUG_DIR=$dir
 		[ "$NEED_DEBUG" = 0 ] || pass "kernel: debug kernel $(cat "$dir/release") (cached)"
 	fi
 }
+# Debian's other kernels (scripts/kernel.sh): their headers for the static
+# checks (7.2's in a sid chroot, debootstrap'ed the first time: minutes,
+# mostly waiting on the network), their images for their VM tests. They are
+# fetched in the background from the kernels phase on, beside the stock
+# kernel's phases; other_kernels_ready waits for them and reports. What was
+# found cached is listed in OTHER_WARM, for the cold projection (budget).
+declare -A OTHER_KDIR=() OTHER_REL=()
+OTHER_WARM=() OTHER_PID= OTHER_DIR=$LOGS/other-kernels
+other_kernels_start() {
+	local k img hdr
+	rm -rf "$OTHER_DIR"
+	mkdir -p "$OTHER_DIR"
+	for k in $OTHER_KERNELS; do
+		img=${NEED_OTHER[$k]:-} hdr=$img
+		! want static || hdr=1
+		[ -z "$hdr" ] || echo "$k ${img:-0}" >> "$OTHER_DIR/wanted"
+	done
+	[ -f "$OTHER_DIR/wanted" ] || return 0
+	echo "# fetching what this run needs of Debian's $(cut -d' ' -f1 "$OTHER_DIR/wanted" | tr '\n' ' ')kernels in the background (log: $OTHER_DIR/)"
+	setsid bash -c '
+		ks=$1 dir=$2
+		while read -r k img; do
+			log=$dir/$k.log
+			if [ "$img" != 0 ]; then
+				[ ! -f "$("$ks" "$k" --print 2>>"$log")/.done" ] || echo "$k-image" >> "$dir/warm"
+				t0=$(date +%s)
+				"$ks" "$k" >> "$log" 2>&1; echo $? > "$dir/$k.image.rc"
+				echo $(( $(date +%s) - t0 )) > "$dir/$k.image.secs"
+			fi
+			[ ! -f "$("$ks" "$k" --kdir-print 2>>"$log")/Makefile" ] || echo "$k-kdir" >> "$dir/warm"
+			t0=$(date +%s)
+			"$ks" "$k" --kdir > "$dir/$k.kdir" 2>>"$log"; echo $? > "$dir/$k.kdir.rc"
+			echo $(( $(date +%s) - t0 )) > "$dir/$k.kdir.secs"
+			"$ks" "$k" --release > "$dir/$k.release" 2>>"$log"
+		done < "$dir/wanted"' _ "$KIW_TOP/scripts/kernel.sh" "$OTHER_DIR" &
+	OTHER_PID=$!
+}
+other_kernels_ready() {
+	local k img what secs
+	[ -n "$OTHER_PID" ] || return 0
+	wait "$OTHER_PID" || true
+	OTHER_PID=
+	[ ! -f "$OTHER_DIR/warm" ] || mapfile -t OTHER_WARM < "$OTHER_DIR/warm"
+	while read -r k img; do
+		if [ "$img" != 0 ]; then
+			secs=$(cat "$OTHER_DIR/$k.image.secs" 2>/dev/null || echo '?')
+			if [ "$(cat "$OTHER_DIR/$k.image.rc" 2>/dev/null)" = 0 ]; then
+				pass "kernel: Debian's $k kernel $(cat "$OTHER_DIR/$k.release") unpacked ($secs s)"
+			else
+				fail "kernel: fetching Debian's $k kernel failed (scripts/kernel.sh $k)"
+				diag < "$OTHER_DIR/$k.log"
+			fi
+		fi
+		what="headers"
+		[ "$k" != 7.2 ] || what="sid build chroot with the headers"
+		secs=$(cat "$OTHER_DIR/$k.kdir.secs" 2>/dev/null || echo '?')
+		if [ "$(cat "$OTHER_DIR/$k.kdir.rc" 2>/dev/null)" = 0 ] && [ -s "$OTHER_DIR/$k.release" ]; then
+			OTHER_KDIR[$k]=$(cat "$OTHER_DIR/$k.kdir")
+			OTHER_REL[$k]=$(cat "$OTHER_DIR/$k.release")
+			pass "kernel: $k's $what ready (${OTHER_KDIR[$k]}; $secs s)"
+		else
+			fail "kernel: $k's $what: scripts/kernel.sh $k --kdir failed"
+			diag < "$OTHER_DIR/$k.log"
+		fi
+	done < "$OTHER_DIR/wanted"
+}
 stop_debug_build() {
 	[ -z "$DEBUG_BUILD_PID" ] || kill -- "-$DEBUG_BUILD_PID" 2>/dev/null || true
+	[ -z "$OTHER_PID" ] || kill -- "-$OTHER_PID" 2>/dev/null || true
 }
 trap stop_debug_build EXIT
 
@@ -538,7 +624,7 @@ static_build() {
 		> "$log" 2>&1 || rc=$?
 	# Compiler and modpost diagnostics, and any line naming one of kiw's
 	# sources with a line number: sparse does not always say "warning".
-	findings=$(grep -E '(warning|error|note):|WARNING:|ERROR:|\*\*\*' "$log"
+	findings=$(grep -E '(warning|error|note):|WARNING:|ERROR:|\*\*\*|specified, but' "$log"
 		   grep -E '(drivers/infiniband/sw/kiw|include/kiw|kunit)/[^ :]+:[0-9]+' "$log") || true
 	if [ "$rc" = 0 ] && [ -z "$findings" ]; then
 		pass "static: $what"
@@ -554,6 +640,32 @@ static_stock() {
 	static_build "$rel" "$STOCK_KDIR" "W=1 build and sparse (C=2) against $rel: no warnings"
 	checkpatch
 	conformance
+}
+
+# Debian's 6.1 and 7.2 (its headers in a sid chroot, where kbuild.sh builds):
+# kiw must build there as cleanly as on 6.12. A kernel whose API moved
+# shows as compiler errors: the compat layer (issue 15) must cover it.
+static_other() {
+	local k rel failed_before
+	other_kernels_ready
+	for k in $OTHER_KERNELS; do
+		rel=${OTHER_REL[$k]:-}
+		if [ -z "${OTHER_KDIR[$k]:-}" ]; then
+			fail "static: W=1 build and sparse (C=2) against Debian's $k: no headers (see the kernel: lines above)"
+			continue
+		fi
+		failed_before=$FAILED
+		static_build "$rel" "${OTHER_KDIR[$k]}" \
+			"W=1 build and sparse (C=2) against Debian's $k ($rel): no warnings"
+		[ "$FAILED" != "$failed_before" ] || continue
+		grep -qE ' error: |Error [0-9]' "$LOGS/static-$rel.log" || continue
+		diag <<-EOF
+		kiw does not compile against $k's headers: an API kiw uses differs
+		there, which the compat layer must cover (Documentation/testing.rst,
+		"Kernels"). Rebuild alone with:
+		  scripts/kbuild.sh \$(scripts/kernel.sh $k --kdir) build/$rel modules C=2
+		EOF
+	done
 }
 
 # The conformance matrix is generated from the tests' Covers: tags: a tag
@@ -633,6 +745,15 @@ KIW_TEST_TARGET=${KIW_TEST_TARGET:-60}
 # build: Debian packages, the stock kernel's download, linux-source's
 # unpacking, siw's build (estimated: a cold run was never measured whole).
 KIW_COLD_EXTRA=${KIW_COLD_EXTRA:-300}
+# Debian's other kernels, cold (measured on 2026-11-27 on a loaded 2-core
+# host, Documentation/testing.rst): 6.1's image, 7.2's lists and image,
+# 7.2's sid chroot (debootstrap). They are fetched beside the debug
+# kernel's build; a warm run that found them cached adds them here.
+declare -A KIW_COLD_OTHER=([6.1-image]=16 [6.1-kdir]=0 [7.2-image]=85
+			   [7.2-kdir]=340)
+# The hard limit of the CI job (a cold run on 2 cores), beside the
+# project's own budget above.
+KIW_CI_LIMIT=${KIW_CI_LIMIT:-4500}
 # The debug kernel's build on an idle 2-core machine: wall and CPU seconds
 # (measured: Documentation/testing.rst).
 KIW_DEBUG_BUILD_WALL=${KIW_DEBUG_BUILD_WALL:-840}
@@ -641,26 +762,37 @@ KIW_DEBUG_BUILD_CPU=${KIW_DEBUG_BUILD_CPU:-1590}
 # budget TOTAL CPU: the projected time of a cold CI run. Only a full run
 # (no --only/--test) projects.
 budget() {
-	local total=$1 cpu=$2 row name wall stock=0 cold build pct low
+	local total=$1 cpu=$2 row name wall stock=0 post=0 side cold build pct low item other=0
 	[ -z "$only" ] || return 0
+	for item in "${OTHER_WARM[@]}"; do other=$((other + ${KIW_COLD_OTHER[$item]:-0})); done
 	if [ "$BUILT_DEBUG" = 1 ]; then
 		# This was a cold run, but for the packages.
-		cold=$((total + KIW_COLD_EXTRA))
+		cold=$((total + KIW_COLD_EXTRA + other))
 		echo "# budget: this run built the debug kernel: a cold run ~$cold s" \
-		     "(+ ~$KIW_COLD_EXTRA s of packages and downloads)"
+		     "(+ ~$KIW_COLD_EXTRA s of packages and downloads, + ~$other s for" \
+		     "the other kernels' downloads and chroot this run found cached)"
 	else
 		# Cold: the build runs beside the stock kernel's phases, so it
 		# replaces them on the critical path when it takes longer.
+		# So do the other kernels' phases after them; their fetches
+		# (background, from the kernels phase on) overlap the stock
+		# kernel's phases too, and delay the others only when longer.
 		for row in "${PHASE_ROWS[@]}"; do
 			IFS='|' read -r name wall _ <<<"$row"
-			case "$name" in *"(stock kernel)"*) stock=$((stock + wall)) ;; esac
+			case "$name" in
+			kernels|*"(stock kernel)"*) stock=$((stock + wall)) ;;
+			*"(6.1, 7.2 kernels)"*) post=$((post + wall)) ;;
+			esac
 		done
+		side=$(( (stock > other ? stock : other) + post ))
 		build=$KIW_DEBUG_BUILD_WALL
-		[ "$build" -gt "$stock" ] || build=$stock
-		cold=$((total - stock + build + KIW_COLD_EXTRA))
+		[ "$build" -gt "$side" ] || build=$side
+		cold=$((total - stock - post + build + KIW_COLD_EXTRA))
 		echo "# budget: warm run $total s; cold, the debug kernel's build" \
-		     "(~$KIW_DEBUG_BUILD_WALL s on 2 idle cores) overlaps the stock kernel's" \
-		     "phases ($stock s here), plus ~$KIW_COLD_EXTRA s of packages: ~$cold s"
+		     "(~$KIW_DEBUG_BUILD_WALL s on 2 idle cores) overlaps the phases of Debian's" \
+		     "kernels ($((stock + post)) s here; ~$side s cold, with ~$other s of 6.1's and" \
+		     "7.2's downloads and chroot this run found cached), plus ~$KIW_COLD_EXTRA s" \
+		     "of packages: ~$cold s"
 	fi
 	low=$(( (cpu + (BUILT_DEBUG == 1 ? 0 : KIW_DEBUG_BUILD_CPU)) / 2 ))
 	pct=$((cold * 100 / KIW_BUDGET))
@@ -668,6 +800,7 @@ budget() {
 		[ "$BUILT_DEBUG" = 1 ] || echo " + $KIW_DEBUG_BUILD_CPU s for the build"): at least $low s on 2 cores)"
 	[ "$pct" -lt 85 ] ||
 		echo "# WARNING: the projected cold run is at $pct% of the CI budget: see Documentation/testing.rst, \"Time budget\""
+	echo "# budget: ~$((cold * 100 / KIW_CI_LIMIT))% of the CI job's hard limit ($KIW_CI_LIMIT s, cold, 2 cores)"
 }
 
 report() {
@@ -741,6 +874,10 @@ phase deps deps
 phase kernels kernels
 if want static; then phase "static (stock kernel)" static_stock; fi
 if want vm && [ "$NEED_STOCK" = 1 ]; then phase "VM tests (stock kernel)" vm_stock; fi
+# (6.1 and 7.2 after the stock kernel's VM tests: a cold run's sid chroot
+# is made meanwhile, in the background)
+if want static; then phase "static (6.1, 7.2 kernels)" static_other; fi
+if want vm && [ ${#NEED_OTHER[@]} -gt 0 ]; then phase "VM tests (6.1, 7.2 kernels)" vm_other; fi
 if [ -n "$DEBUG_BUILD_PID" ]; then phase "waiting for the debug kernel" wait_debug; fi
 if want static; then phase "static (debug kernel)" static_debug; fi
 if want kunit && [ "$KUNIT_IN_VM" = 0 ]; then phase kunit kunit; fi

@@ -3,8 +3,8 @@
 #
 # Build (once) the tiny initramfs the test VMs boot: busybox-static, the
 # /init of scripts/guest/init, and, for kernels that have them as modules
-# (Debian's), the modules that mount the host root: 9p over virtio and
-# overlayfs, decompressed (busybox's insmod does not read .ko.xz).
+# (Debian's), the modules that mount the host root: virtio-pci, 9p over
+# virtio and overlayfs, decompressed (busybox's insmod does not read .ko.xz).
 #
 # Usage: scripts/initramfs.sh MODROOT RELEASE
 #   MODROOT  the directory holding lib/modules/RELEASE (depmod'ed)
@@ -21,8 +21,10 @@ init="$KIW_TOP/scripts/guest/init"
 [ -n "$(kiw_pkg_version busybox-static)" ] && [ -x "$busybox" ] ||
 	kiw_die "busybox-static is not installed (run scripts/setup-deps.sh)"
 
-# The modules to load, in order; "builtin" lines (debug kernel) drop out.
-modules=$(modprobe -d "$modroot" -S "$release" --show-depends -a 9p 9pnet_virtio overlay |
+# The modules to load, in order; "builtin" lines (the debug kernel; virtio
+# on 6.12 and 7.2) drop out. Debian's 6.1 has virtio_pci as a module.
+modules=$(modprobe -d "$modroot" -S "$release" --show-depends -a \
+		   virtio_pci 9pnet_virtio 9p overlay |
 	  awk '$1 == "insmod" && !seen[$2]++ { print $2 }')
 
 key=$( { cat "$busybox" "$init" "$0"; echo "$release"

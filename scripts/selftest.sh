@@ -12,9 +12,20 @@
 # (scripts/selftest/kiw_harness_bugs.c) must get a leak reported by kmemleak
 # (in a batch: naming the script that leaked) and a lock inversion by
 # lockdep (three more minutes).
-# Usage: scripts/selftest.sh [--debug]
+# With --kernels, also boots Debian's other kernels (scripts/kernel.sh: 6.1,
+# 7.2) and loads rdma_rxe there (fetching them, the first time).
+# Usage: scripts/selftest.sh [--debug] [--kernels]
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
+
+debug=0 kernels=0
+for a in "$@"; do
+	case "$a" in
+	--debug) debug=1 ;;
+	--kernels) kernels=1 ;;
+	*) echo "usage: $0 [--debug] [--kernels]" >&2; exit 2 ;;
+	esac
+done
 
 dir=$KIW_TOP/build/selftest
 rm -rf "$dir"
@@ -39,9 +50,9 @@ expect() {
 }
 
 # expect_batch NAME STATUS GREPS SCRIPT[:TIMEOUT]...: the scripts (made by
-# "script NAME <<< TEXT") in one boot, each with its own timeout (default
-# TIMEOUT, 60 s); vm.sh must exit with STATUS, and its output must match
-# each line of GREPS.
+# "script NAME <<< TEXT", or given by absolute path) in one boot, each with
+# its own timeout (default TIMEOUT, 60 s); vm.sh must exit with STATUS, and
+# its output must match each line of GREPS.
 script() { cat > "$dir/$1.sh"; }
 all_match() {
 	local re
@@ -53,9 +64,11 @@ expect_batch() {
 	for s in "$@"; do
 		t=${TIMEOUT:-60}
 		[ "$s" = "${s#*:}" ] || t=${s#*:}
-		args+=(--timeout "$t" --script "$dir/${s%%:*}.sh")
+		s=${s%%:*}
+		[[ $s == /* ]] || s=$dir/$s.sh
+		args+=(--timeout "$t" --script "$s")
 	done
-	"$KIW_TOP/scripts/vm.sh" --kernel "${KERNEL:-stock}" --no-kiw \
+	"${VM:-$KIW_TOP/scripts/vm.sh}" --kernel "${KERNEL:-stock}" --no-kiw \
 		--log "$KIW_TOP/build/logs/selftest-$name.log" "${args[@]}" > "$dir/$name.out" 2>&1 || rc=$?
 	n=$((n + 1))
 	if [ "$rc" = "$want" ] && all_match "$re" "$dir/$name.out"; then
@@ -176,6 +189,38 @@ expect_batch batch_timeout 124 $'KIW-TEST-END clean exit=0 \nhang timed out' han
 script warn <<<'echo "WARNING: CPU: 0 PID: 1 at fake" > /dev/kmsg'
 expect_batch batch_blame 125 'reported a problem while warn ran' clean warn clean
 
+# A repository under /tmp (a clone there, issue 16): the guest has a /tmp of
+# its own, so guest/init must show the tree at its path, and run.sh must
+# show it again after giving /tmp a fresh tmpfs between two scripts. The
+# harness's copy runs scripts of its own tree, cwd there.
+tmptree=$(mktemp -d /tmp/kiw-selftest.XXXXXX)
+trap 'rm -rf "$tmptree"' EXIT
+cp -r "$KIW_TOP/scripts" "$tmptree/"
+mkdir -p "$tmptree/t"
+cat > "$tmptree/t/tmp_first.sh" <<'EOF2'
+. "$KIW_TOP/scripts/guest/lib.sh"
+check "cwd is the tree under /tmp" [ "$PWD" = "$KIW_TOP" ]
+check "the tree is the one under /tmp" sh -c '[ "${KIW_TOP#/tmp/kiw-selftest.}" != "$KIW_TOP" ]'
+check "the tree is writable in the guest" sh -c 'echo x > "$KIW_TOP/t/guest-wrote"'
+check "the guest's /tmp is its own" sh -c '! ls /tmp | grep -v "^${KIW_TOP#/tmp/}\$"'
+touch /tmp/a-file-so-the-cleanup-remounts-tmp
+tap_done
+EOF2
+cat > "$tmptree/t/tmp_second.sh" <<'EOF2'
+. "$KIW_TOP/scripts/guest/lib.sh"
+check "after /tmp was remounted, cwd is the tree" [ -f scripts/guest/lib.sh ]
+check "after /tmp was remounted, the tree is at its path" [ -f "$KIW_TOP/scripts/vm.sh" ]
+check "/tmp was fresh again" [ ! -e /tmp/a-file-so-the-cleanup-remounts-tmp ]
+tap_done
+EOF2
+VM=$tmptree/scripts/vm.sh expect_batch tmp_tree 0 \
+	$'KIW-TEST-END tmp_second exit=0 \nok 3 - /tmp was fresh again' \
+	"$tmptree/t/tmp_first.sh" "$tmptree/t/tmp_second.sh"
+if [ -e "$tmptree/t/guest-wrote" ]; then
+	n=$((n + 1)) failed=$((failed + 1))
+	echo "not ok $n - tmp_tree: the guest wrote into the host's tree"
+fi
+
 # check.sh itself, on a directory of two stock-kernel tests in one boot: a
 # skipped check is counted apart, never as passed; a failed check and the
 # script's status fail; KIW_LONG reaches the guest; the last line is
@@ -211,7 +256,23 @@ else
 	sed 's/^/# /' "$dir/check.out" | tail -n 60
 fi
 
-if [ "${1:-}" = --debug ]; then
+if [ "$kernels" = 1 ]; then
+	# Boot with the host's user space over 9p, the RDMA core and rxe load.
+	for k in 6.1 7.2; do
+		KERNEL=$k TIMEOUT=120 expect "kernel_$k" 0 "ok 3 - rxe0 on a veth" <<'EOF2'
+. "$KIW_TOP/scripts/guest/lib.sh"
+check "the kernel is $KIW_KERNEL's" sh -c 'uname -r | grep -q "^$KIW_KERNEL\."'
+check "modprobe rdma_rxe (and ib_core)" sh -c 'modprobe rdma_rxe && [ -d /sys/module/ib_core ]'
+check "rxe0 on a veth" sh -c 'ip link add kv0 type veth peer name kv1 && ip link set kv0 up &&
+	ip link set kv1 up && rdma link add rxe0 type rxe netdev kv0 &&
+	rdma link show rxe0/1 | grep -q "state ACTIVE"'
+check "rdma_rxe unloads" sh -c 'rdma link delete rxe0 && ip link delete kv0 && rmmod rdma_rxe'
+tap_done
+EOF2
+	done
+fi
+
+if [ "$debug" = 1 ]; then
 	# Built against the debug kernel, loaded from its host path in the guest.
 	ddir=$("$KIW_TOP/scripts/debug-kernel.sh" | tail -n 1)
 	mkdir -p "$dir/bugs"

@@ -24,8 +24,11 @@ KERNEL_BUILD=(
 )
 PACKAGES=(
 	"${KERNEL_BUILD[@]}"
-	# kiw: headers to build it against; checkpatch.pl, kunit.py
-	linux-headers-6.12-amd64 dwarves python3 sparse
+	# kiw: headers to build it against (6.12, the default; Debian 12's
+	# default kernel, 6.1: scripts/kernel.sh); checkpatch.pl, kunit.py
+	linux-headers-6.12-amd64 linux-headers-amd64 dwarves python3 sparse
+	# the sid chroot 7.2's headers need (scripts/kernel.sh 7.2 --kdir)
+	debootstrap debian-archive-keyring
 	# the VM: QEMU, and a busybox initramfs
 	qemu-system-x86 busybox-static cpio
 	# RDMA user space, used inside the guests

@@ -3,11 +3,16 @@
 #
 # Boot a kernel in QEMU (TCG), run scripts inside it as root, report.
 #
-# Usage: scripts/vm.sh --kernel stock|debug --script FILE [options] [-- ARGS]
-#   --kernel stock   Debian's linux-image (scripts/stock-kernel.sh)
+# Usage: scripts/vm.sh --kernel ID --script FILE [options] [-- ARGS]
+#   --kernel stock   Debian 12's 6.12 LTS kernel (scripts/kernel.sh stock)
+#   --kernel 6.1     Debian 12's default kernel (scripts/kernel.sh 6.1)
+#   --kernel 7.2     Debian unstable's kernel (scripts/kernel.sh 7.2; kiw is
+#                    built for it in a sid chroot)
 #   --kernel debug   the debug kernel (scripts/debug-kernel.sh)
 #   --script FILE    bash script run in the guest with ARGS; it sees the host's
 #                    root read-only under a tmpfs overlay, cwd = the repository.
+#                    The guest's /tmp and /run are its own: a repository or a
+#                    script there is mounted into them at the same path.
 #                    Repeat it to run several scripts in one boot (a batch),
 #                    one after the other, each from the same starting point
 #                    (scripts/guest/run.sh); ARGS only go with a single script
@@ -26,6 +31,7 @@
 #   --ko FILE        also install module FILE in the guest's extra/ (repeatable)
 #   --with-siw       make "modprobe siw" work: on the stock kernel, which lacks
 #                    siw, build it (scripts/build-siw.sh); the debug kernel has it
+#                    (not available on 6.1 and 7.2)
 #   --verbose        also stream the kernel console while running
 #
 # The scripts' output (stdout and stderr) is streamed on stdout. Exit status:
@@ -39,7 +45,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-usage() { sed -n '4,38s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+usage() { sed -n '4,44s/^# \{0,1\}//p' "$0" >&2; exit 2; }
 
 kernel= timeout= mem= smp=2 log= kiw=1 verbose=${KIW_VM_VERBOSE:-0} siw=0 markers=0
 extra_kos=() scripts=() timeouts=()
@@ -63,16 +69,31 @@ done
 [ -n "$kernel" ] && [ ${#scripts[@]} -gt 0 ] || usage
 [ ${#scripts[@]} = 1 ] || [ $# = 0 ] || kiw_die "ARGS go with a single --script only"
 [ ${#scripts[@]} = 1 ] || markers=1
+# The guest gets fresh /tmp, /run, /dev/shm: host directories there that the
+# guest needs (the repository, the scripts, the job) are mounted into them
+# at the same path by guest/init (kiwvm.expose=), each an overlay of its
+# own (writable, the changes staying in the guest).
+expose=()
+expose_dir() {
+	local d=$1 e
+	case "$d/" in
+	/tmp/*|/run/*|/dev/shm/*) ;;
+	/dev/*|/proc/*|/sys/*) kiw_die "$d is not visible in the guest" ;;
+	*) return 0 ;;
+	esac
+	[[ $d != *[[:space:],]* ]] || kiw_die "$d: a directory the guest must see has a space or a comma in its name"
+	for e in "${expose[@]}"; do
+		case "$d/" in "$e"/*) return 0 ;; esac
+	done
+	expose+=("$d")
+}
+expose_dir "$KIW_TOP"
 total=0 names=()
 for i in "${!scripts[@]}"; do
 	script=${scripts[$i]}
 	[ -f "$script" ] || kiw_die "no such script: $script"
 	script=$(realpath "$script")
-	# The guest gets fresh /tmp, /run, /dev: files there are not shared.
-	case "$script" in
-	/tmp/*|/run/*|/dev/*|/proc/*|/sys/*)
-		kiw_die "$script is not visible in the guest (it has its own /tmp, /run...)" ;;
-	esac
+	expose_dir "$(dirname "$script")"
 	scripts[$i]=$script
 	timeouts[$i]=${timeouts[$i]:-${timeout:-300}}
 	total=$((total + timeouts[i]))
@@ -103,11 +124,12 @@ PROBLEMS+='|KIW-VM-TIMEOUT|KIW-VM-ERROR|KIW-TEST-TIMEOUT'
 # Resolve the kernel image, its release, its modules and the KDIR to build
 # kiw against.
 case "$kernel" in
-stock)
-	kdirs=$("$KIW_TOP/scripts/stock-kernel.sh")
+stock|6.1|7.2)
+	kdirs=$("$KIW_TOP/scripts/kernel.sh" "$kernel") || exit 2
 	image=$kdirs/vmlinuz
-	kdir=$(kiw_stock_kdir)
-	kconfig=$kdirs/mod/boot/config-$(cat "$kdirs/release")
+	kdir= # found by kiw_prepare (for 7.2, it makes the sid chroot)
+	kconfig=$kdirs/config
+	[ -f "$kconfig" ] || kconfig=$kdirs/mod/boot/config-$(cat "$kdirs/release")
 	: "${mem:=1024}"
 	boot_allow=${KIW_VM_BOOT_ALLOW:-120}
 	append_kernel=
@@ -138,8 +160,12 @@ release=$(cat "$kdirs/release")
 # KIW_VM_BIOS: another firmware image ("" for QEMU's default, SeaBIOS).
 bios=${KIW_VM_BIOS-$bios}
 [ -z "$bios" ] || [ -f "$bios" ] || bios=
-if [ "$siw" = 1 ] && [ "$kernel" = stock ]; then
-	extra_kos+=("$("$KIW_TOP/scripts/build-siw.sh")")
+if [ "$siw" = 1 ]; then
+	case "$kernel" in
+	stock) extra_kos+=("$("$KIW_TOP/scripts/build-siw.sh")") ;;
+	debug) ;;
+	*) kiw_die "--with-siw: no siw for the $kernel kernel (only stock and debug)" ;;
+	esac
 fi
 modroot=$kdirs/mod
 moddir=$modroot/lib/modules/$release
@@ -158,6 +184,11 @@ out=$log.out
 # takes minutes. The layer is remade only when a module changed.
 kiw_prepare() {
 	local build=$KIW_TOP/build/$release blog=$log.build kos ko tmp layer
+	if [ -z "$kdir" ] && ! kdir=$("$KIW_TOP/scripts/kernel.sh" "$kernel" --kdir 2>"$blog"); then
+		tail -n 40 "$blog" >&2
+		kiw_log "no headers to build kiw for $release (full log: $blog)"
+		return 1
+	fi
 	if ! "$KIW_TOP/scripts/kbuild.sh" "$kdir" "$build" modules >"$blog" 2>&1; then
 		tail -n 40 "$blog" >&2
 		kiw_log "building kiw for $release failed (full log: $blog)"
@@ -223,6 +254,8 @@ kiw_locked "guest-bin-$(kiw_hash <(echo "$guest_bin"))" guest_tools || exit 2
 # with scripts/guest/run.sh.
 mkdir -p "$KIW_CACHE/run"
 job=$(mktemp "$KIW_CACHE/run/$name.XXXXXX")
+expose_dir "$(dirname "$(realpath "$job")")"
+expose_dir "$(realpath "$guest_bin")"
 {
 	echo "export KIW_TOP=$(printf %q "$KIW_TOP") KIW_KERNEL=$kernel KIW_RELEASE=$release"
 	# Passed on from the host: KIW_TAP_TIMES=1 times every check
@@ -281,6 +314,7 @@ tsc_khz=$(kiw_tsc_khz)
 append+=" kiwvm.job=$job kiwvm.timeout=$guest_timeout"
 append+=" kiwvm.moddir=$moddir"
 [ -z "$modlayer" ] || append+=" kiwvm.modlayer=$modlayer"
+[ ${#expose[@]} = 0 ] || append+=" kiwvm.expose=$(IFS=,; echo "${expose[*]}")"
 
 if [ ${#scripts[@]} = 1 ]; then
 	kiw_log "booting $kernel kernel $release: $name (timeout ${total}s, log $log)"

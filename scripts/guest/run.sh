@@ -141,8 +141,17 @@ fresh_tmpfs() {
 }
 
 _remount() {
+	local n d
 	umount -l "$1" 2>/dev/null
 	mount -t tmpfs -o "mode=$2" tmpfs "$1"
+	# The host's directories guest/init showed there (a repository under
+	# /tmp) come back.
+	[ -f /.kiw-expose/list ] || return 0
+	while read -r n d; do
+		[[ $d != "$1"/* ]] || { mkdir -p "$d" && mount --bind "/.kiw-expose/$n" "$d"; }
+	done < /.kiw-expose/list
+	# run.sh's own directory may have been one: enter it anew.
+	cd "$PWD" 2>/dev/null || true
 }
 
 PROVIDERS="kiw_kunit kiw siw rdma_rxe"
