@@ -195,18 +195,24 @@ static void kiw_nego_ird_ord_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, h->ri.ord, KIW_MAX_IRD);
 }
 
-/* A Reply whose ORD exceeds the initiator's IRD is refused (code 6). */
+/*
+ * A Reply whose ORD exceeds the initiator's IRD is refused (code 6); the
+ * result still says how to frame the Terminate that refuses it.
+ */
 static void kiw_nego_insufficient_ird_test(struct kunit *test)
 {
 	struct kiw_mpa_local l = kiw_l(KIW_CRC_ON, false, 2);
 	struct kiw_mpa_frame req, rep = {
-		.rev = 2, .enhanced = true, .ird = 8, .ord = 9,
+		.rev = 2, .enhanced = true, .ird = 8, .ord = 9, .markers = true,
 	};
 	struct kiw_mpa_result res;
 
 	KUNIT_ASSERT_EQ(test, kiw_mpa_request_init(&req, &l, NULL, 0), 0);
 	KUNIT_EXPECT_EQ(test, kiw_mpa_negotiate(KIW_MPA_INITIATOR, &l, &req,
 						&rep, &res), KIW_MPA_ERR_IRD);
+	KUNIT_EXPECT_TRUE(test, res.crc);
+	KUNIT_EXPECT_TRUE(test, res.tx_markers);
+	KUNIT_EXPECT_FALSE(test, res.rx_markers);
 	rep.ord = 8;
 	KUNIT_EXPECT_EQ(test, kiw_mpa_negotiate(KIW_MPA_INITIATOR, &l, &req,
 						&rep, &res), KIW_MPA_OK);

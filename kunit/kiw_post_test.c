@@ -598,9 +598,12 @@ static kiw_term_t kiw_test_write(struct kiw_test_env *env,
 
 /*
  * Fast registration sets an STag's validity, TO range, access rights and
- * PD; remote and local invalidation revoke it, and from then on the peer's
- * Writes are refused. (The association is by PD: kiw has no memory
- * windows to bind an STag to one QP, DDP-SEC-2.)
+ * its association with streams: the QPs of the PD it is registered in,
+ * and no other (DDP 1/0x02 for a stream of another PD). Remote and local
+ * invalidation revoke validity and association together, and from then
+ * on the peer's Writes are refused on every stream; a new registration
+ * sets them again. (The association is by PD: kiw has no memory windows
+ * to bind an STag to one QP, DDP-SEC-2.)
  * Covers: DDP-SEC-5, DDP-SEC-10
  */
 static void kiw_fast_reg_test(struct kunit *test)
@@ -610,9 +613,13 @@ static void kiw_fast_reg_test(struct kunit *test)
 	const u32 acc = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
 	const u32 old = kiw_stag(FR_INDEX, 0x10);
 	const u32 stag = kiw_stag(FR_INDEX, 0x11);
+	const u32 again = kiw_stag(FR_INDEX, 0x12);
 	const kiw_term_t invalid = KIW_TERM(KIW_TERM_LAYER_DDP,
 					    KIW_DDP_ETYPE_TAGGED,
 					    KIW_DDP_ECODE_T_INVALID_STAG);
+	const kiw_term_t not_assoc = KIW_TERM(KIW_TERM_LAYER_DDP,
+					      KIW_DDP_ETYPE_TAGGED,
+					      KIW_DDP_ECODE_T_STAG_NOT_ASSOC);
 
 	/* Not registered yet: the peer cannot use it. */
 	KUNIT_EXPECT_EQ(test, kiw_test_write(env, &env->pd, old, 0x7000100, 1),
@@ -640,6 +647,9 @@ static void kiw_fast_reg_test(struct kunit *test)
 				 KIW_DDP_ECODE_T_BASE_BOUNDS));
 	KUNIT_EXPECT_EQ(test, kiw_test_write(env, &env->pd, old, 0x7000100, 1),
 			invalid);
+	/* Associated with the streams of its PD only. */
+	KUNIT_EXPECT_EQ(test, kiw_test_write(env, &env->other_pd, stag,
+					     0x7000100, 1), not_assoc);
 
 	/* A peer on another PD may not invalidate it; one on this PD may. */
 	KUNIT_EXPECT_EQ(test, kiw_mr_invalidate_remote(env->kdev,
@@ -655,18 +665,26 @@ static void kiw_fast_reg_test(struct kunit *test)
 				 KIW_RDMAP_ECODE_CANNOT_INVALIDATE));
 	KUNIT_EXPECT_EQ(test, kiw_mr_invalidate_remote(env->kdev, &env->pd.base,
 						       stag), KIW_TERM_NONE);
+	/* Revoked: no stream of any PD may use it. */
 	KUNIT_EXPECT_EQ(test, kiw_test_write(env, &env->pd, stag, 0x7000100, 1),
 			invalid);
+	KUNIT_EXPECT_EQ(test, kiw_test_write(env, &env->other_pd, stag,
+					     0x7000100, 1), invalid);
 	/* Invalid again is fine; an unknown STag is not. */
 	KUNIT_EXPECT_EQ(test, kiw_mr_invalidate_local(env->kdev, &env->pd.base,
 						      stag), IB_WC_SUCCESS);
 	KUNIT_EXPECT_EQ(test, kiw_mr_invalidate_local(env->kdev, &env->pd.base,
 						      kiw_stag(FR_INDEX + 7, 0)),
 			IB_WC_LOC_PROT_ERR);
-	/* Re-registration after invalidation works. */
-	KUNIT_EXPECT_EQ(test, kiw_mr_fast_register(mr, &env->pd.base,
-						   kiw_stag(FR_INDEX, 0x12),
+	/* Re-registration after invalidation sets validity and association. */
+	KUNIT_ASSERT_EQ(test, kiw_mr_fast_register(mr, &env->pd.base, again,
 						   acc), IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, kiw_test_write(env, &env->pd, again, 0x7000100,
+					     1), KIW_TERM_NONE);
+	KUNIT_EXPECT_EQ(test, kiw_test_write(env, &env->other_pd, again,
+					     0x7000100, 1), not_assoc);
+	KUNIT_EXPECT_EQ(test, kiw_test_write(env, &env->pd, stag, 0x7000100, 1),
+			invalid);
 }
 
 static struct kunit_case kiw_post_test_cases[] = {

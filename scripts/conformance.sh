@@ -104,7 +104,16 @@ def label_c(lines, i):
 
 
 def label_sh(lines, i):
-    """A VM test tag: the description of the check it sits above."""
+    """A VM test tag: the description of the check it sits above, or of
+    the case-table line ("NAME|DESC|...", in a here-document) that is
+    the first line below it other than comments."""
+    for line in lines[i + 1:i + 20]:
+        if line.lstrip().startswith("#"):
+            continue
+        m = re.match(r"^(\w+)\|([^|]+)\|", line)
+        if m:
+            return "case %s: %s" % (m.group(1), m.group(2))
+        break
     for line in lines[i + 1:i + 20]:
         m = re.match(r"^\s*(?:check\w*|check_here|ok|not_ok|pair|run)\s+"
                      r"\"([^\"]+)\"", line)

@@ -668,6 +668,24 @@ SCENARIOS.update({
 })
 
 
+def sc_seg_past_end(c):
+    """A Write in two segments whose second, in sequence, runs 60 octets
+    past r0's end (RFC 5041 7.1, base or bounds; DDP-ERR-12): the first
+    segment lands; of the second not one octet, not even the 4 that fit
+    in r0, nor the valid Write sent after it. Every octet sent differs
+    from what it would overwrite, so any placement shows."""
+    n = c.t.length("r0")
+    first = tagged(OP_WRITE, c.t.stag("r0"), c.t.addr("r0", n - 20),
+                   c.t.fresh("r0", n - 20, 16), last=False)
+    c.s.send(c.s.fpdu(first))
+    c.hostile(tagged(OP_WRITE, c.t.stag("r0"), c.t.addr("r0", n - 4),
+                     c.t.fresh("r0", n - 4, 64)))
+    c.twant.update(r0=16, r0_lo=n - 20, r0_hi=n - 5)
+
+
+SCENARIOS["seg_past_end"] = sc_seg_past_end
+
+
 def sc_half_fin(c):
     """Half an FPDU (header and 20 octets of a 64-octet Write), then our
     FIN: the FPDU never completes. Its first octets may have landed

@@ -21,7 +21,10 @@
 # a FIN, and the consumer sees the error (a failed completion, a QP fatal
 # event, DISCONNECTED). kiw's FPDUs follow the EMSS when the MTU changes
 # mid-connection; the responder sends nothing before the initiator's first
-# FPDU; peer-to-peer RTR as initiator and as responder.
+# FPDU; peer-to-peer RTR as initiator and as responder. As initiator,
+# kiw refuses a valid Reply it cannot take (the responder's ORD above its
+# IRD, an RTR type it did not offer) with RFC 6581's Terminate (2/0/6,
+# 2/0/7) as the stream's only FPDU, then a FIN.
 # Guest time: 313 s and 491 s on the debug kernel (2026-11-21, a shared
 # 2-core host with a load of 2 to 3; 686 s with a load of 4), with 300
 # half-open connections; 1000 add about 25 s (506 s, load 3 to 4);
@@ -286,6 +289,8 @@ glue|an FPDU in the Reply's segment, then another: both delivered|end=fin rx_msg
 crcr|a CRC mismatch from the responder: Terminate 2/0/2, FIN|end=fin rx_msgs=2 terms=1 term=2/0/2 after_term=0|-D -m 2 -s 601|-C --size 601 --fo recv:2 --fo send+crc
 garbage|octets of garbage right behind the Reply: Terminate 2/0/3, FIN|end=fin terms=1 term=2/0/3 after_term=0|-D|-C --glue --fo junk:64
 mss|MSS 88 (EMSS 76): MULPDU stays 128, FPDUs span segments|end=fin rx_msgs=1 crc_bad=0 max_ulpdu=128|-D -s 4000|--mss 88 -C --size 4000 --fo recv --fo send
+ird|a Reply whose ORD (4) exceeds kiw's IRD (1): Terminate 2/0/6 as the only FPDU, then FIN|end=fin fpdus=1 first=term terms=1 term=2/0/6 after_term=0 crc_bad=0 mk_bad=0 rx_bad=0||-C --rev 2 --v2 1,4 --fo sleep:0
+irdmk|the same with M=1: the Terminate carries kiw's markers, the first at offset 0|end=fin fpdus=1 first=term terms=1 term=2/0/6 after_term=0 crc_bad=0 mk_bad=0 rx_bad=0||-M -C --rev 2 --v2 1,4 --fo sleep:0
 EOF
 responder_cases /tmp/cases3
 # Covers: MPA-SU-15, MPA-SU-17, MPA-SU-10, MPA-RR-5, MPA-PD-3, MPA-TMO-2
@@ -325,13 +330,20 @@ check "garbage after the Reply: the initiator's consumer sees the error" \
 # Covers: MPA-SZ-6, MPA-SEC-5
 check "MSS 88: the message still arrives, in 128-octet FPDUs" \
 	cm_expect /tmp/resp.mss established=1 data_ok=1 msgs=1
+check "insufficient IRD: the client got CONNECT_ERROR" \
+	cm_expect /tmp/resp.ird error=1 established=0 dup=0
+check "insufficient IRD, markers: the client got CONNECT_ERROR" \
+	cm_expect /tmp/resp.irdmk error=1 established=0 dup=0
 check "kiw_a asks for peer-to-peer" mpa_set kiw_a p2p 1
 cat > /tmp/cases6 <<EOF
 p2pi|Rev 2 peer-to-peer: kiw's first FPDU is the zero-length Write RTR|end=fin first=write0 rx_msgs=1 terms=0|-D -s 601|-C --size 601 --rev 2 --v2 1,1,1,2 --fo recv --fo send
+p2pbad|a Reply picking a Send RTR kiw did not offer: Terminate 2/0/7 as the only FPDU, then FIN|end=fin fpdus=1 first=term terms=1 term=2/0/7 after_term=0 crc_bad=0 rx_bad=0||-C --rev 2 --v2 1,1,1,1 --fo sleep:0
 EOF
 responder_cases /tmp/cases6
 check "peer-to-peer: the initiator's consumer moved its message" \
 	cm_expect /tmp/resp.p2pi established=1 data_ok=1 msgs=1
+check "no matching RTR: the client got CONNECT_ERROR" \
+	cm_expect /tmp/resp.p2pbad error=1 established=0 dup=0
 check "kiw_a: no peer-to-peer" mpa_set kiw_a p2p 0
 check "kiw_a speaks Rev 1" mpa_set kiw_a rev 1
 cat > /tmp/cases4 <<EOF

@@ -127,17 +127,19 @@ iwt_ping_start a $SRV $LPORT
 check "a connection moves messages" \
 	wait_for 60 grep -q '^ESTABLISHED' "$IWT_PING_OUT"
 sleep 2
-# Covers: DDP-ST-6, DDP-ST-7, DDP-ERR-1
 check "veth-b down" ip -n b link set veth-b down
 # A message in flight, so that TCP gives up (tcp_retries2) rather than
 # wait for an echo that cannot come (no keepalive in iWARP).
 kill -USR1 "$IWT_PING_PID"
 check "the consumer's connection ends, without a hang" \
 	wait_for 90 grep -q '^DONE case=ping' "$IWT_PING_OUT"
-# The link is gone: the pending work requests complete in error.
-# Covers: DDP-LLP-3
-check_output "it was closed and its receives flushed" \
-	'^DONE case=ping established=1 disconnected=1 .*wc_flush=[1-9]' \
+# The LLP is lost: the consumer is told, with the QP's fatal event (the
+# only async event), and the connection's end; the QP is in error; every
+# outstanding work request completes with the flush status (the 4
+# receives the pinger keeps posted, at least), none with another error.
+# Covers: DDP-LLP-3, DDP-ST-6, DDP-ST-7, DDP-ERR-1
+check_output "LLP lost: QP fatal event, DISCONNECTED, all receives flushed" \
+	'^DONE case=ping established=1 disconnected=1 async=FATAL wc_ok=[0-9]+ wc_flush=([4-9]|[1-9][0-9]+) wc_err=none qp=ERR ' \
 	cat "$IWT_PING_OUT"
 diag "$(grep '^DONE' "$IWT_PING_OUT")"
 wait "$IWT_PING_PID" 2>/dev/null

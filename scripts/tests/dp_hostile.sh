@@ -90,7 +90,7 @@ check "a well-behaved kiw_a -> kiw_b connection is up" \
 
 diag "--- kiw as responder: CRC on, no markers (the defaults)"
 cat > /tmp/cases1 <<EOF
-# Covers: DDP-ERR-12, DDP-SEC-1, MPA-ERR-4
+# Covers: DDP-SEC-1, MPA-ERR-4
 # (the Write lands at its STag and TO, the Send in the receive WR)
 # Covers: DDP-CF-2
 good|valid Write, Send and Read, then a FIN|term=none end=fin rresp=ok fpdu_ok=1|established=1 disconnected=1 wc_err=none|good
@@ -146,6 +146,11 @@ seg_msn_next|a new Send before the first one's last segment|term=1/2/0x03 hdrct=
 seg_stag_change|Write, second segment with another STag|term=1/1/0x00 hdrct=md echo=1 seglen=1 $T|$C async=ACCESS_ERR wc_flush=4|seg_stag_change
 # Covers: DDP-TG-5
 seg_to_gap|Write, second segment at a TO with a gap|term=1/1/0x01 hdrct=md echo=1 seglen=1 $T|$C async=ACCESS_ERR wc_flush=4|seg_to_gap
+# (placement stops at the failing segment, not one octet of it lands,
+# later FPDUs are dropped, the Terminate echoes its DDP header and length,
+# the consumer gets the error)
+# Covers: DDP-ERR-12
+seg_past_end|Write, second segment running past the region's end|term=1/1/0x01 hdrct=md echo=1 seglen=1 $T|$C async=ACCESS_ERR wc_ok=0 wc_flush=4 wc_err=none|seg_past_end
 # Covers: DDP-CF-7
 ddp_v2_tagged|tagged segment with DDP version 2|term=1/1/0x04 hdrct=- $T|$C async=REQ_ERR wc_flush=4|ddp_v2_tagged
 # (DDP version 0 under RDMAP version 1: no mixing of versions)
@@ -163,7 +168,11 @@ ulpdu_zero|ULPDU_Length 0|term=1/0/0x00 hdrct=- $T|$C async=FATAL|ulpdu_zero
 # Covers: MPA-CRC-12, MPA-CRC-13, MPA-ERR-4, MPA-ERR-5
 # (reported with a Terminate, never dropped silently)
 # Covers: MPA-ERR-6
-bad_crc|Write with a bad CRC|term=2/0/0x02 hdrct=- $T|$C async=FATAL wc_ok=0 wc_flush=4|bad_crc
+# (an LLP fatal error: the consumer gets the QP fatal event and all four
+# receives flush with the flush status, none with another; exactly one
+# Terminate goes out, with the MPA code)
+# Covers: DDP-ST-6, DDP-ST-7, DDP-ERR-1
+bad_crc|Write with a bad CRC|term=2/0/0x02 hdrct=- $T|$C async=FATAL wc_ok=0 wc_flush=4 wc_err=none|bad_crc
 # (IB_WC_FATAL_ERR reaches user space as IBV_WC_GENERAL_ERR: the siw ABI
 # libsiw speaks has no fatal status)
 bad_crc_send|Send with a bad CRC|term=2/0/0x02 hdrct=- $T|$C async=FATAL wc_ok=0 wc_err=GENERAL wc_flush=3|bad_crc_send

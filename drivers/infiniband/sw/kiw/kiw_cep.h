@@ -175,6 +175,7 @@ struct kiw_cep {
 	bool active;			/* we are the MPA initiator */
 	bool attached;			/* kiw_llp_attach() succeeded */
 	bool established;		/* the QP reached RTS through us */
+	bool term_sent;			/* a Terminate refused the Reply */
 	unsigned long deadline;		/* jiffies, for the current timer kind */
 	struct socket *sock;
 	struct kiw_sock_cbs saved_cbs;

@@ -251,6 +251,8 @@ static bool kiw_cep_after_terminate(struct kiw_cep *cep)
 	unsigned long flags;
 	bool term;
 
+	if (cep->term_sent)
+		return true;
 	if (!cep->qp)
 		return false;
 	spin_lock_irqsave(&cep->qp->state_lock, flags);

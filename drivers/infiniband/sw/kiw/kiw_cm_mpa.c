@@ -14,15 +14,23 @@
  *    consumer gets CONNECT_REPLY -EPROTO;
  *  - a valid Request kiw cannot take (crc=required and C=0, no RTR type in
  *    common): a Reply with R set, then a FIN;
- *  - an initiator whose negotiation fails on a valid Reply (crc=required,
- *    the responder's ORD above our IRD, a bad RTR choice): the connection
- *    is reset and the consumer gets the kiw_mpa_err_errno() status;
+ *  - an initiator whose negotiation fails on a valid Reply: with
+ *    crc=required the connection is reset; when the responder's ORD
+ *    exceeds our IRD, or its RTR choice is not one we offered, RFC 6581's
+ *    Terminate (LLP layer, MPA type, code 0x06 insufficient IRD or 0x07
+ *    no matching RTR) goes out first, as the stream's first FPDU, and a
+ *    FIN follows it; the consumer gets the kiw_mpa_err_errno() status;
  *  - a peer that stays silent or stops halfway: the device's timeout.
  * The Res bits and a Request's R bit are ignored.
  */
 #include <linux/kernel.h>
+#include <linux/slab.h>
 
 #include "kiw_cep.h"
+#include "kiw_ddp.h"
+#include "kiw_fpdu.h"
+#include "kiw_rdmap.h"
+#include "kiw_stats.h"
 
 /* The frame an endpoint reads: a Request (responder) or a Reply. */
 static struct kiw_mpa_frame *kiw_cep_rx_frame(struct kiw_cep *cep)
@@ -86,6 +94,55 @@ static void kiw_cep_got_request(struct kiw_cep *cep)
 	kiw_cep_step(cep, KIW_CEP_EV_REQUEST);
 }
 
+/* One Terminate FPDU, built outside the data path. */
+struct kiw_cep_term_fpdu {
+	struct kiw_fpdu_tx ftx;
+	u8 hdr[KIW_MPA_ULPDU_LEN_SIZE + KIW_DDP_HDR_MAX_LEN +
+	       sizeof(struct kiw_rdmap_term)];
+	u8 wire[64];
+};
+
+/*
+ * The initiator refuses a valid Reply for a reason RFC 6581 names (@e is
+ * KIW_MPA_ERR_IRD or KIW_MPA_ERR_RTR): tell the responder with a
+ * Terminate carrying no offending header. It is the first FPDU of our
+ * half of the stream (offset 0, MSN 1 on QN 2), framed as the two frames
+ * settled: CRC if either asked, markers if the responder asked.
+ * kiw_cep_release() then closes with a FIN behind it.
+ */
+static void kiw_cep_send_mpa_term(struct kiw_cep *cep, enum kiw_mpa_err e)
+{
+	kiw_term_t term = kiw_mpa_err_term(e);
+	struct kiw_cep_term_fpdu *t;
+	struct kiw_fpdu_tx_desc d = {
+		.start = 0,
+		.markers = cep->res.tx_markers,
+		.crc = cep->res.crc,
+	};
+	unsigned int len;
+	u8 *h;
+	int n;
+
+	t = kzalloc(sizeof(*t), GFP_KERNEL);
+	if (!t)
+		return;		/* the connection is reset without it */
+	h = t->hdr + KIW_MPA_ULPDU_LEN_SIZE;
+	kiw_ddp_build_untagged((struct kiw_ddp_untagged_hdr *)h,
+			       kiw_rdmap_ctrl(KIW_RDMAP_TERMINATE), 0,
+			       KIW_DDP_QN_TERMINATE, KIW_DDP_MSN_FIRST, 0, true);
+	len = kiw_rdmap_term_build((struct kiw_rdmap_term *)
+				   (h + KIW_DDP_HDR_MAX_LEN), term, NULL, 0, 0);
+	d.hdr = t->hdr;
+	d.hdr_len = KIW_DDP_HDR_MAX_LEN + len;
+	n = kiw_fpdu_build_linear(&t->ftx, &d, t->wire, sizeof(t->wire));
+	if (!WARN_ON_ONCE(n < 0) &&
+	    !kiw_sock_send(cep->sock, t->wire, n)) {
+		cep->term_sent = true;
+		kiw_stats_term(cep->kdev, term, true);
+	}
+	kfree(t);
+}
+
 /* A whole, well-formed Reply: rejected, refused, or Full Operation. */
 static void kiw_cep_got_reply(struct kiw_cep *cep)
 {
@@ -98,6 +155,8 @@ static void kiw_cep_got_reply(struct kiw_cep *cep)
 	}
 	e = kiw_mpa_negotiate(KIW_MPA_INITIATOR, &cep->mpa, &cep->req,
 			      &cep->rep, &cep->res);
+	if (e == KIW_MPA_ERR_IRD || e == KIW_MPA_ERR_RTR)
+		kiw_cep_send_mpa_term(cep, e);
 	if (e) {
 		kiw_cep_mpa_fail(cep, e);
 		return;

@@ -4,11 +4,13 @@
  * sk_data_ready and sk_write_space from the connection manager when MPA
  * completes, and gives them back before the socket is released.
  *
- * Callbacks are switched with sk->sk_callback_lock held for writing, and
- * ours run with it held for reading, so once kiw_llp_detach() has put the
- * old ones back, no call of ours is still under way or can start: a call
- * that read the pointer before the switch finds, under the lock, that it
- * is no longer installed, and passes the event on to the one that is.
+ * Callbacks are switched with sk->sk_callback_lock held for writing, each
+ * pointer stored with WRITE_ONCE() since TCP calls them without the lock
+ * (the same rule as kiw_sock_install()), and ours run with it held for
+ * reading, so once kiw_llp_detach() has put the old ones back, no call of
+ * ours is still under way or can start: a call that read the pointer
+ * before the switch finds, under the lock, that it is no longer
+ * installed, and passes the event on to the one that is.
  */
 #include <linux/tcp.h>
 #include <linux/workqueue.h>

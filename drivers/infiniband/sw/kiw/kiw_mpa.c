@@ -498,7 +498,9 @@ static enum kiw_mpa_err kiw_mpa_negotiate_v2(enum kiw_mpa_role role,
  * peer-to-peer mode that first FPDU is the initiator's RTR.
  *
  * Return: KIW_MPA_OK, KIW_MPA_ERR_REV, KIW_MPA_ERR_CRC_REQUIRED,
- * KIW_MPA_ERR_IRD or KIW_MPA_ERR_RTR.
+ * KIW_MPA_ERR_IRD or KIW_MPA_ERR_RTR. With the last two, @res->crc and
+ * @res->tx_markers are set: the Terminate that refuses the connection is
+ * framed with them.
  */
 enum kiw_mpa_err kiw_mpa_negotiate(enum kiw_mpa_role role,
 				   const struct kiw_mpa_local *l,

@@ -78,6 +78,10 @@ int kiw_sock_bind(struct socket *sock, const struct sockaddr_storage *addr,
  * it under the write lock, so a callback sees either the old or the new
  * pair. SK_USER_DATA_NOCOPY keeps a listener's pointer out of the sockets
  * TCP clones from it for new connections.
+ *
+ * One rule for every switch, here and in kiw_llp.c: under the write lock,
+ * each pointer stored with WRITE_ONCE(), since TCP calls the callbacks
+ * without the lock and may load a pointer while it changes.
  */
 void kiw_sock_install(struct socket *sock, void *user,
 		      void (*data_ready)(struct sock *sk),
@@ -89,10 +93,11 @@ void kiw_sock_install(struct socket *sock, void *user,
 	write_lock_bh(&sk->sk_callback_lock);
 	saved->data_ready = sk->sk_data_ready;
 	saved->state_change = sk->sk_state_change;
-	sk->sk_user_data = (void *)((uintptr_t)user | SK_USER_DATA_NOCOPY);
-	sk->sk_data_ready = data_ready;
+	WRITE_ONCE(sk->sk_user_data,
+		   (void *)((uintptr_t)user | SK_USER_DATA_NOCOPY));
+	WRITE_ONCE(sk->sk_data_ready, data_ready);
 	if (state_change)
-		sk->sk_state_change = state_change;
+		WRITE_ONCE(sk->sk_state_change, state_change);
 	write_unlock_bh(&sk->sk_callback_lock);
 }
 
@@ -109,9 +114,9 @@ void kiw_sock_restore(struct socket *sock, const struct kiw_sock_cbs *saved)
 	if (!saved->data_ready)
 		return;
 	write_lock_bh(&sk->sk_callback_lock);
-	sk->sk_user_data = NULL;
-	sk->sk_data_ready = saved->data_ready;
-	sk->sk_state_change = saved->state_change;
+	WRITE_ONCE(sk->sk_user_data, NULL);
+	WRITE_ONCE(sk->sk_data_ready, saved->data_ready);
+	WRITE_ONCE(sk->sk_state_change, saved->state_change);
 	write_unlock_bh(&sk->sk_callback_lock);
 }
 
