@@ -640,8 +640,25 @@ static_stock() {
 	local rel
 	rel=$(kiw_stock_release)
 	static_build "$rel" "$STOCK_KDIR" "W=1 build and sparse (C=2) against $rel: no warnings"
+	dkms_build "$rel" "$STOCK_KDIR" "Debian's 6.12"
 	checkpatch
 	conformance
+}
+
+# dkms_build RELEASE KDIR NAME: DKMS builds kiw for the kernel, as "make
+# dkms-install" does (dkms.conf, the compat probes under DKMS), in a DKMS
+# tree of its own (scripts/dkms-build.sh); for a KDIR in a build chroot
+# (7.2), with the chroot's DKMS, a 7.2 user's.
+dkms_build() {
+	local rel=$1 kdir=$2 name=$3 root= log=$LOGS/dkms-$1.log
+	[[ $kdir != */usr/src/* ]] || [ ! -f "${kdir%%/usr/src/*}/.kiw-chroot" ] ||
+		root=${kdir%%/usr/src/*}
+	if "$KIW_TOP/scripts/dkms-build.sh" "$rel" ${root:+--root "$root"} > "$log" 2>&1; then
+		pass "dkms: DKMS builds kiw for $name ($rel)${root:+ in the sid chroot}"
+	else
+		fail "dkms: DKMS build of kiw for $name ($rel) failed (log $log)"
+		tail -n 30 "$log" | diag
+	fi
 }
 
 # Debian's 6.1 and 7.2 (its headers in a sid chroot, where kbuild.sh builds):
@@ -659,7 +676,10 @@ static_other() {
 		failed_before=$FAILED
 		static_build "$rel" "${OTHER_KDIR[$k]}" \
 			"W=1 build and sparse (C=2) against Debian's $k ($rel): no warnings"
-		[ "$FAILED" != "$failed_before" ] || continue
+		if [ "$FAILED" = "$failed_before" ]; then
+			dkms_build "$rel" "${OTHER_KDIR[$k]}" "Debian's $k"
+			continue
+		fi
 		grep -qE ' error: |Error [0-9]' "$LOGS/static-$rel.log" || continue
 		diag <<-EOF
 		kiw does not compile against $k's headers: an API kiw uses differs

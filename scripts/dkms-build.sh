@@ -19,21 +19,20 @@ root=
 [ "${2:-}" != --root ] || root=${3:?DIR}
 ver=$(cat "$KIW_TOP/VERSION")
 run=()
-[ -z "$root" ] || run=(chroot "$root")
+# In the chroot, with /proc (newer kernels' objtool reads it) mounted in a
+# mount namespace of its own, so it goes away however the build ends.
+# shellcheck disable=SC2016
+[ -z "$root" ] || run=(unshare --mount --propagation private sh -c \
+	'r=$1; shift; mount -t proc proc "$r/proc" && exec chroot "$r" "$@"' sh "$root")
 
 # The work area, inside the chroot when there is one.
 base=$(mktemp -d "${root:-${TMPDIR:-/tmp}}/kiw-dkms.XXXXXX")
 inner=${base#"$root"}
-cleanup() {
-	[ -z "$root" ] || umount "$root/proc" 2>/dev/null || true
-	rm -rf "$base"
-}
+cleanup() { rm -rf "$base"; }
 trap cleanup EXIT
 mkdir -p "$base/src/kiw-$ver" "$base/dkms"
 (cd "$KIW_TOP" && cp -R dkms.conf VERSION Kbuild LICENSE drivers include kunit \
 	"$base/src/kiw-$ver/")
-# objtool reads /proc in newer kernels' kbuild.
-[ -z "$root" ] || mount -t proc proc "$root/proc"
 
 log=$base/dkms.log
 if ! "${run[@]}" dkms build -m kiw -v "$ver" -k "$rel" --dkmstree "$inner/dkms" \

@@ -25,8 +25,9 @@
 #   mod/lib/modules/<release>/   its modules, with depmod run
 # (prefix: stock, kernel-6.1, kernel-7.2). 7.2's headers need a newer glibc
 # than the host's: they live in a debootstrap'ed sid chroot,
-# $KIW_CACHE/chroot-sid-<headers version>/root, whose root holds
-# .kiw-chroot (scripts/kbuild.sh's sign to build inside it).
+# $KIW_CACHE/chroot-sid-<headers version>-<hash of its packages>/root,
+# whose root holds .kiw-chroot (scripts/kbuild.sh's sign to build inside
+# it).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -148,11 +149,15 @@ unpack() {
 	kiw_log "kernel $id ($release) fetched and unpacked in $(kiw_since "$t0"): $out"
 }
 
-# The sid build chroot for 7.2, keyed by the headers' version.
-chroot_dir() { echo "$KIW_CACHE/chroot-sid-$hversion"; }
+# The sid build chroot for 7.2, keyed by the headers' version and by what
+# goes into it (dkms: scripts/dkms-build.sh builds with a 7.2 user's DKMS).
+CHROOT_INC=gcc,make,libc6-dev,bc,kmod,sparse,dkms
+chroot_dir() {
+	echo "$KIW_CACHE/chroot-sid-$hversion-$(kiw_hash <(echo "$CHROOT_INC"))"
+}
 
 make_chroot() {
-	local dir=$1 t0 inc=gcc,make,libc6-dev,bc,kmod,sparse,linux-headers-$release
+	local dir=$1 t0 inc=$CHROOT_INC,linux-headers-$release
 	[ ! -f "$dir/.done" ] || return 0
 	command -v debootstrap >/dev/null ||
 		kiw_die "debootstrap is not installed (run scripts/setup-deps.sh)"
