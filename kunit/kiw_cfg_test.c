@@ -84,7 +84,7 @@ static void kiw_cfg_timeout_test(struct kunit *test)
 
 /*
  * The defaults are what the documentation promises: CRC is asked for
- * unless an administrator turns it off.
+ * unless an administrator turns it off, and peer-to-peer mode is on.
  * Covers: MPA-CRC-3
  */
 static void kiw_cfg_defaults_test(struct kunit *test)
@@ -95,6 +95,8 @@ static void kiw_cfg_defaults_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cfg.crc, KIW_CRC_ON);
 	KUNIT_EXPECT_FALSE(test, cfg.markers);
 	KUNIT_EXPECT_EQ(test, cfg.rev, 2);
+	/* Peer-to-peer, so that every standard tool runs (kiw_cm_hold_tx()). */
+	KUNIT_EXPECT_TRUE(test, cfg.p2p);
 	KUNIT_EXPECT_EQ(test, cfg.timeout_ms, 5000);
 }
 

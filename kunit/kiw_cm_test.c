@@ -400,6 +400,70 @@ static void kiw_cm_rtr_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kiw_cm_rtr(KIW_MPA_RTR_ALL), KIW_RTR_NONE);
 }
 
+/*
+ * The responder's hold (RFC 5044 7.1.2 (4)) after real frames: kept for
+ * an RTR and for a Rev 1 initiator; with p2p (the default) dropped for a
+ * Rev 2 initiator in client-server mode, such as Linux siw; kept for all
+ * without p2p. An initiator never holds.
+ */
+struct kiw_hold_case {
+	const char *name;
+	u8 req_rev;		/* the initiator's revision */
+	bool req_p2p;		/* it asks for peer-to-peer mode */
+	u8 rep_rev;		/* the responder's revision setting */
+	bool hold;		/* responder with p2p set */
+	bool hold_strict;	/* responder with p2p clear */
+};
+
+static const struct kiw_hold_case kiw_hold_cases[] = {
+	{ "rev 2 p2p (kiw, hardware)", 2, true, 2, true, true },
+	{ "rev 2 client-server (siw)", 2, false, 2, false, true },
+	{ "rev 2 client-server, rev 1 reply", 2, false, 1, false, true },
+	{ "rev 2 p2p, rev 1 reply", 2, true, 1, false, true },
+	{ "rev 1", 1, false, 2, true, true },
+	{ "rev 1 to rev 1", 1, false, 1, true, true },
+};
+
+static void kiw_hold_case_desc(const struct kiw_hold_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(kiw_hold, kiw_hold_cases, kiw_hold_case_desc);
+
+static void kiw_cm_hold_tx_test(struct kunit *test)
+{
+	const struct kiw_hold_case *c = test->param_value;
+	struct kiw_mpa_cfg ci = { .crc = KIW_CRC_ON, .rev = c->req_rev,
+				  .p2p = c->req_p2p };
+	struct kiw_mpa_cfg cr = { .crc = KIW_CRC_ON, .rev = c->rep_rev };
+	struct kiw_mpa_local li, lr;
+	struct kiw_mpa_frame req, rep;
+	struct kiw_mpa_result ri, rr;
+
+	kiw_mpa_local_init(&li, &ci, 1, 1);
+	li.p2p = ci.p2p && ci.rev == KIW_MPA_REV_2;
+	kiw_mpa_local_init(&lr, &cr, 1, 1);
+	KUNIT_ASSERT_EQ(test, kiw_mpa_request_init(&req, &li, NULL, 0), 0);
+	KUNIT_ASSERT_EQ(test, kiw_mpa_check_request(&lr, &req), KIW_MPA_OK);
+	KUNIT_ASSERT_EQ(test, kiw_mpa_reply_init(&rep, &lr, &req, false,
+						 NULL, 0), 0);
+	KUNIT_ASSERT_EQ(test, kiw_mpa_negotiate(KIW_MPA_RESPONDER, &lr, &req,
+						&rep, &rr), KIW_MPA_OK);
+	KUNIT_ASSERT_EQ(test, kiw_mpa_negotiate(KIW_MPA_INITIATOR, &li, &req,
+						&rep, &ri), KIW_MPA_OK);
+	KUNIT_EXPECT_EQ(test, kiw_cm_hold_tx(&req, &rr, true), c->hold);
+	KUNIT_EXPECT_EQ(test, kiw_cm_hold_tx(&req, &rr, false),
+			c->hold_strict);
+	KUNIT_EXPECT_FALSE(test, kiw_cm_hold_tx(&req, &ri, true));
+	KUNIT_EXPECT_FALSE(test, kiw_cm_hold_tx(&req, &ri, false));
+	/* Only peer-to-peer settles an RTR, and then the responder holds. */
+	KUNIT_EXPECT_EQ(test, !!rr.rtr,
+			c->req_p2p && c->req_rev == 2 && c->rep_rev == 2);
+	if (rr.rtr)
+		KUNIT_EXPECT_TRUE(test, kiw_cm_hold_tx(&req, &rr, true));
+}
+
 static void kiw_cep_names_test(struct kunit *test)
 {
 	int i;
@@ -422,6 +486,7 @@ static struct kunit_case kiw_cm_test_cases[] = {
 	KUNIT_CASE(kiw_cm_addr_any_test),
 	KUNIT_CASE(kiw_cm_listen_dormant_test),
 	KUNIT_CASE(kiw_cm_rtr_test),
+	KUNIT_CASE_PARAM(kiw_cm_hold_tx_test, kiw_hold_gen_params),
 	KUNIT_CASE(kiw_cep_names_test),
 	{}
 };

@@ -126,7 +126,7 @@ wait "$wild" 2>/dev/null
 
 cm_section "per-device MPA settings (sysfs)"
 check_output "defaults from the module parameters" \
-	'^on 0 2 0 5000$' sh -c 'cd /sys/class/infiniband/kiw_a/mpa &&
+	'^on 0 2 1 5000$' sh -c 'cd /sys/class/infiniband/kiw_a/mpa &&
 	echo $(cat crc markers rev p2p timeout_ms)'
 for bad in "crc maybe" "crc ON" "rev 0" "rev 3" "timeout_ms 99" \
 	   "timeout_ms 600001" "markers 2" "p2p 2"; do
@@ -135,22 +135,22 @@ for bad in "crc maybe" "crc ON" "rev 0" "rev 3" "timeout_ms 99" \
 		bash -c "echo $2 > /sys/class/infiniband/kiw_a/mpa/$1"
 done
 check_output "refused writes left the settings alone" \
-	'^on 0 2 0 5000$' sh -c 'cd /sys/class/infiniband/kiw_a/mpa &&
+	'^on 0 2 1 5000$' sh -c 'cd /sys/class/infiniband/kiw_a/mpa &&
 	echo $(cat crc markers rev p2p timeout_ms)'
-check "kiw_a: crc=required markers=1 rev=1 p2p=1 timeout_ms=600000" sh -c '
+check "kiw_a: crc=required markers=1 rev=1 p2p=0 timeout_ms=600000" sh -c '
 	cd /sys/class/infiniband/kiw_a/mpa && echo required > crc &&
-	echo 1 > markers && echo 1 > rev && echo 1 > p2p &&
+	echo 1 > markers && echo 1 > rev && echo 0 > p2p &&
 	echo 600000 > timeout_ms'
-check_output "kiw_a changed, kiw_b did not" '^required 1 1 1 600000 on 0 2 0 5000$' \
+check_output "kiw_a changed, kiw_b did not" '^required 1 1 0 600000 on 0 2 1 5000$' \
 	bash -c 'echo $(cat /sys/class/infiniband/kiw_a/mpa/{crc,markers,rev,p2p,timeout_ms} \
 		/sys/class/infiniband/kiw_b/mpa/{crc,markers,rev,p2p,timeout_ms})'
-check "module parameters: crc=off, mpa_rev=1, p2p=1" sh -c '
+check "module parameters: crc=off, mpa_rev=1, p2p=0" sh -c '
 	cd /sys/module/kiw/parameters && echo off > crc && echo 1 > mpa_rev &&
-	echo 1 > p2p'
+	echo 0 > p2p'
 check "kiw_b recreated" sh -c 'rdma link delete kiw_b &&
 	ip netns exec b rdma link add kiw_b type kiw netdev veth-b'
 check_output "a new device starts from the module parameters" \
-	'^off 0 1 1 5000$' sh -c 'cd /sys/class/infiniband/kiw_b/mpa &&
+	'^off 0 1 0 5000$' sh -c 'cd /sys/class/infiniband/kiw_b/mpa &&
 	echo $(cat crc markers rev p2p timeout_ms)'
 
 check "rdma link delete kiw_a" rdma link delete kiw_a

@@ -9,7 +9,10 @@
 # -a from 2 B to 8 MiB, and all of it with markers too). Checks assert
 # that every run completes with the iterations asked for and a message
 # rate above zero, never how fast. Also rping -C 1000 -V at 64 B, 4 KiB
-# and 16 KiB with CRC; with markers the latency tools, rping, ucmatose,
+# and 16 KiB and cmtime with CRC; up to here both devices keep their
+# default settings (nothing written to sysfs or module parameters), and
+# every connection is checked to have run in peer-to-peer mode (the Write
+# RTR). With markers the latency tools, rping, ucmatose,
 # rstream and riostream (data verified), every connection checked to have
 # run with markers both ways. Performance, and kiw against siw, is
 # `make bench` (scripts/bench.sh).
@@ -20,6 +23,12 @@
 . "$KIW_TOP/scripts/guest/dp_lib.sh"
 
 long() { [ "${KIW_LONG:-0}" = 1 ]; }
+
+# roles_held: since the last "dmesg -C", a responder never attached
+# without holding its FPDUs, nor an initiator holding them.
+roles_held() {
+	! dmesg | grep -E 'attach: (initiator .* hold 1|responder .* hold 0)$'
+}
 
 # Every perftest tool: the bandwidth ones at 1 B and 1 MiB and with four
 # QPs, the latency ones at 8 B. KIW_LONG=1: 1 B, 4 KiB, 64 KiB and 1 MiB,
@@ -61,18 +70,21 @@ suite() {
 check "two hosts: netns a and b joined by veth" kiw_hosts_up
 check "modprobe kiw" kiw_load
 check "kiw_a on veth-a, kiw_b on veth-b" kiw_devices_add
-for dev in kiw_a kiw_b; do
-	dp_mpa $dev timeout_ms 60000
-done
-# ib_write_lat: perftest's server writes first (see dp_tools.sh).
-dp_mpa kiw_b p2p 1
+check "dynamic debug: each connection's settings" sh -c \
+	"echo 'module kiw format \"attach:\" +p' > /proc/dynamic_debug/control"
+dmesg -C
 
+# The default settings, untouched: the servers that speak first (the
+# latency tools) run because the initiator asks for peer-to-peer mode.
 suite "CRC"
 for size in 64 4096 16384; do
 	check "rping -S $size -C 1000 -V (CRC)" dp_rping $size 1000
 done
-check "dynamic debug: each connection's settings" sh -c \
-	"echo 'module kiw format \"attach:\" +p' > /proc/dynamic_debug/control"
+check "cmtime -c 50 (CRC)" dp_cmtime 50
+check "every connection so far: CRC, no markers, the Write RTR" \
+	dp_attach_all 'rev 2 crc 1 markers tx 0 rx 0 ird [0-9]* ord [0-9]* rtr 2 hold [01]$'
+check "each responder held its FPDUs until the RTR, no initiator did" \
+	roles_held
 dmesg -C
 dp_mpa kiw_a markers 1
 dp_mpa kiw_b markers 1

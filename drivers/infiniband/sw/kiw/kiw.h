@@ -48,7 +48,7 @@ struct kiw_mpa_cfg {
 	enum kiw_crc_policy crc;
 	bool markers;			/* ask the peer to send us markers */
 	u8 rev;				/* MPA revision we speak first: 1 or 2 */
-	bool p2p;			/* initiator, rev 2: RFC 6581 RTR */
+	bool p2p;			/* RTR as initiator; see kiw_cm_hold_tx() */
 	unsigned int timeout_ms;	/* startup exchange; graceful close */
 };
 

@@ -115,6 +115,8 @@ bool kiw_cm_addr_any(const struct sockaddr_storage *addr);
 bool kiw_cm_listen_dormant(bool wildcard, const struct net *dev_net,
 			   const struct net *caller_net);
 enum kiw_rtr kiw_cm_rtr(u8 mpa_rtr);
+bool kiw_cm_hold_tx(const struct kiw_mpa_frame *req,
+		    const struct kiw_mpa_result *res, bool p2p);
 
 /* Largest frame: header and 512 octets of private data. */
 #define KIW_CM_FRAME_MAX (sizeof(struct kiw_mpa_hdr) + KIW_MPA_PD_MAX)

@@ -73,7 +73,7 @@ EXPORT_SYMBOL_IF_KUNIT(kiw_cfg_check_rx_budget);
 static int kiw_param_crc = KIW_CRC_ON;
 static bool kiw_param_markers;
 static unsigned int kiw_param_mpa_rev = 2;
-static bool kiw_param_p2p;
+static bool kiw_param_p2p = true;
 static unsigned int kiw_param_mpa_timeout_ms = 5000;
 /* Read by kiw_rx.c on every sk_data_ready; set only through its check. */
 unsigned int kiw_param_rx_softirq_budget = KIW_RX_BH_BUDGET;
@@ -160,7 +160,7 @@ MODULE_PARM_DESC(mpa_rev,
 
 module_param_named(p2p, kiw_param_p2p, bool, 0644);
 MODULE_PARM_DESC(p2p,
-		 "As initiator at MPA revision 2, ask for RFC 6581 peer-to-peer mode: a zero-length RDMA Write or Read (ready to receive) opens Full Operation, so the responder may send first (default: N, as siw). Per device: mpa/p2p");
+		 "Peer-to-peer mode, so that either side may send first (default: Y, as iWARP hardware). As initiator at MPA revision 2, ask for RFC 6581 peer-to-peer mode (a zero-length RDMA Write or Read opens Full Operation); as responder to a revision 2 initiator that did not ask (Linux siw), send without waiting for its first FPDU. N: RFC 5044 client-server mode, the responder waits for the initiator's first FPDU (7.1.2 (4)). Per device: mpa/p2p");
 
 module_param_cb(mpa_timeout_ms, &kiw_timeout_param_ops,
 		&kiw_param_mpa_timeout_ms, 0644);

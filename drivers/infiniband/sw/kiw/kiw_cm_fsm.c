@@ -305,3 +305,34 @@ enum kiw_rtr kiw_cm_rtr(u8 mpa_rtr)
 	}
 }
 EXPORT_SYMBOL_IF_KUNIT(kiw_cm_rtr);
+
+/**
+ * kiw_cm_hold_tx - must a responder hold its FPDUs until the peer's first?
+ * @req: the initiator's Request
+ * @res: what the Request and Reply settled (kiw_mpa_negotiate())
+ * @p2p: the responder device's p2p setting
+ *
+ * RFC 5044 7.1.2 (4): a responder sends no FPDU before it has received
+ * one. In peer-to-peer mode (RFC 6581) that first FPDU is the RTR, which
+ * the initiator sends unasked, and the rule costs nothing. An initiator
+ * that did not ask for an RTR leaves a consumer whose server speaks first
+ * (ib_write_lat, ucmatose) waiting for good, and no frame of the
+ * responder's can make it send one. With @p2p set (the default), a
+ * responder therefore sends at once to an RFC 6581 initiator that chose
+ * client-server mode (a Rev 2 Request with the IRD/ORD word but without
+ * A, as Linux siw sends), as siw's own responder does; that initiator was
+ * free to ask for an RTR. A Rev 1 Request (RFC 5044 only: the rule's
+ * "dual stack" peers), or @p2p clear, keeps the rule to the letter.
+ *
+ * Return: true if the data path holds its FPDUs until one arrives.
+ */
+bool kiw_cm_hold_tx(const struct kiw_mpa_frame *req,
+		    const struct kiw_mpa_result *res, bool p2p)
+{
+	if (!res->hold_tx)
+		return false;
+	if (res->rtr || !req->enhanced)
+		return true;
+	return !p2p;
+}
+EXPORT_SYMBOL_IF_KUNIT(kiw_cm_hold_tx);

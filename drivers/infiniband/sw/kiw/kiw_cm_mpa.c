@@ -315,5 +315,5 @@ void kiw_cep_llp_params(const struct kiw_cep *cep,
 	params->ird = res->ird;
 	params->ord = res->ord;
 	params->rtr = kiw_cm_rtr(res->rtr);
-	params->hold_tx_until_rx = res->hold_tx;
+	params->hold_tx_until_rx = kiw_cm_hold_tx(&cep->req, res, cep->cfg.p2p);
 }
