@@ -193,7 +193,7 @@ TIMES_FILE=$LOGS/vm-times TIMES_SEED=$KIW_TOP/scripts/vm-times.seed
 BATCH_KEYS=() BATCH_TESTS=() NEED_STOCK=0 NEED_DEBUG=0
 # Debian's other kernels (scripts/kernel.sh) the VM tests ask for.
 declare -A NEED_OTHER=()
-OTHER_KERNELS="6.1 7.2"
+OTHER_KERNELS=$(for k in $KIW_KERNELS; do [ "$k" = stock ] || [ "$k" = debug ] || echo "$k"; done)
 
 # expected NAME TIMEOUT: the expected guest seconds of a test.
 declare -A LAST_TIME=()
@@ -228,14 +228,16 @@ plan_batches() {
 		case "${kernel:-debug}" in
 		stock) NEED_STOCK=1 ;;
 		debug) NEED_DEBUG=1; siw= ;; # the debug kernel has siw
-		6.1|7.2)
+		*)
+			if [[ " $(echo $OTHER_KERNELS) " != *" $kernel "* ]]; then
+				fail "vm: ${t#"$KIW_TOP"/}: kernel=$kernel is not one of $KIW_KERNELS"
+				continue
+			fi
 			if [ "$siw" = yes ]; then
 				fail "vm: ${t#"$KIW_TOP"/}: siw=yes: there is no siw for kernel=$kernel (only stock and debug)"
 				continue
 			fi
 			NEED_OTHER[$kernel]=1 ;;
-		*) fail "vm: ${t#"$KIW_TOP"/}: kernel=$kernel is not one of stock, debug, 6.1, 7.2"
-		   continue ;;
 		esac
 		key="${kernel:-debug} ${mem:-default} ${siw:-no}"
 		if [ "$(test_param "$t" batch)" = alone ]; then
@@ -781,7 +783,7 @@ budget() {
 			IFS='|' read -r name wall _ <<<"$row"
 			case "$name" in
 			kernels|*"(stock kernel)"*) stock=$((stock + wall)) ;;
-			*"(6.1, 7.2 kernels)"*) post=$((post + wall)) ;;
+			*"(other Debian kernels)"*) post=$((post + wall)) ;;
 			esac
 		done
 		side=$(( (stock > other ? stock : other) + post ))
@@ -874,10 +876,10 @@ phase deps deps
 phase kernels kernels
 if want static; then phase "static (stock kernel)" static_stock; fi
 if want vm && [ "$NEED_STOCK" = 1 ]; then phase "VM tests (stock kernel)" vm_stock; fi
-# (6.1 and 7.2 after the stock kernel's VM tests: a cold run's sid chroot
-# is made meanwhile, in the background)
-if want static; then phase "static (6.1, 7.2 kernels)" static_other; fi
-if want vm && [ ${#NEED_OTHER[@]} -gt 0 ]; then phase "VM tests (6.1, 7.2 kernels)" vm_other; fi
+# (Debian's other kernels after the stock kernel's VM tests: a cold run's
+# sid chroot is made meanwhile, in the background)
+if want static; then phase "static (other Debian kernels)" static_other; fi
+if want vm && [ ${#NEED_OTHER[@]} -gt 0 ]; then phase "VM tests (other Debian kernels)" vm_other; fi
 if [ -n "$DEBUG_BUILD_PID" ]; then phase "waiting for the debug kernel" wait_debug; fi
 if want static; then phase "static (debug kernel)" static_debug; fi
 if want kunit && [ "$KUNIT_IN_VM" = 0 ]; then phase kunit kunit; fi

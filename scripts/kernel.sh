@@ -63,6 +63,10 @@ stock|6.1)
 	[ "$id" = stock ] || meta=linux-headers-amd64 prefix=kernel-6.1
 	release=$(kiw_meta_release "$meta")
 	[ -n "$release" ] || kiw_die "$meta is not installed (run scripts/setup-deps.sh)"
+	case "$id:$release" in
+	stock:6.12.*|6.1:6.1.*) ;;
+	*) kiw_die "$meta names $release, not a $([ "$id" = stock ] && echo 6.12 || echo "$id") kernel" ;;
+	esac
 	version=$(kiw_pkg_version "linux-headers-$release")
 	[ -n "$version" ] || kiw_die "linux-headers-$release is not installed (run scripts/setup-deps.sh)"
 	pkgs=("linux-image-$release-unsigned")

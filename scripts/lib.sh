@@ -34,12 +34,14 @@ kiw_meta_release() {
 		tr ',' '\n' | sed -n 's/^ *linux-headers-\([^ ]*\).*/\1/p' | head -n 1
 }
 
-# The kernels kiw is tested on, by id (scripts/kernel.sh fetches them):
+# The kernels kiw is tested on, by id (scripts/kernel.sh fetches them; the
+# ones but stock and debug are check.sh's OTHER_KERNELS):
 #   stock  Debian 12's 6.12 LTS (linux-headers-6.12-amd64), the default
 #   6.1    Debian 12's default kernel (linux-headers-amd64)
 #   7.2    Debian unstable's newest kernel (apt lists of our own, and a sid
 #          chroot to build in: its kbuild tools need a newer glibc)
 #   debug  the debug kernel built from linux-source-6.12 (debug-kernel.sh)
+# shellcheck disable=SC2034 # used by the scripts that source this
 KIW_KERNELS="stock 6.1 7.2 debug"
 
 # apt for Debian unstable, with a configuration of its own under the cache:
