@@ -24,7 +24,7 @@ while [ $# -gt 0 ]; do
 	case "$1" in
 	--server) server=${2:?}; shift 2 ;;
 	--client) client=${2:?}; shift 2 ;;
-	*) sed -n '12,19s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
+	*) sed -n '11,19s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
 	esac
 done
 
