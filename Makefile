@@ -21,6 +21,8 @@
 #                      compiler)
 #   make kunit         only the KUnit suites (debug kernel in QEMU)
 #   make vmtest T=name only the VM test scripts/tests/<name>.sh (T= empty: all)
+#   make vmpair        only kiw between two VMs, Debian's 6.1 and 7.2, over a
+#                      virtio-net link (VMPAIR_ARGS="--server K --client K")
 #   make static        only the W=1 build, sparse and checkpatch
 #   make deps          install the Debian packages the above need
 #   make clean
@@ -57,7 +59,7 @@ DKMS_SRC := /usr/src/kiw-$(VERSION)
 DKMS_FILES := dkms.conf VERSION Kbuild LICENSE drivers include kunit
 
 .PHONY: all modules install dkms-install dkms-remove dkms-tarball clean deps \
-	demo check static kunit vmtest bench
+	demo check static kunit vmtest vmpair bench
 
 all: modules
 
@@ -122,6 +124,9 @@ kunit:
 
 vmtest:
 	$(SCRIPTS)/check.sh --only vm $(if $(T),--test $(T))
+
+vmpair:
+	$(SCRIPTS)/vm-pair.sh $(VMPAIR_ARGS)
 
 bench:
 	BENCH_QUICK=$(BENCH_QUICK) $(SCRIPTS)/bench.sh $(BENCH_ARGS)

@@ -10,7 +10,9 @@
 #           --strict on every .c/.h, zero errors, warnings and checks; the
 #           conformance matrix up to date (scripts/conformance.sh --check)
 #   kunit   kiw's KUnit suites in the debug kernel (scripts/kunit.sh)
-#   vm      the VM tests scripts/tests/*.sh (--test NAME: only NAME.sh)
+#   vm      the VM tests scripts/tests/*.sh (--test NAME: only NAME.sh), and
+#           kiw between two VMs on Debian's 6.1 and 7.2 over a virtio-net
+#           link (scripts/vm-pair.sh; --test vmpair: only it)
 #
 # Every check is one TAP line: each build, each checkpatch'ed file, each
 # KUnit case, each TAP line of each VM test, one line per VM test script
@@ -151,13 +153,19 @@ phase() {
 # --- the VM tests and their boots -------------------------------------------
 
 TESTS_DIR=${KIW_TESTS:-$KIW_TOP/scripts/tests}
-TESTS=()
+TESTS=() PAIR=0
 select_tests() {
-	if [ -n "$test" ]; then
+	if [ "$test" = vmpair ]; then
+		PAIR=1
+	elif [ -n "$test" ]; then
 		TESTS=("$TESTS_DIR/$test.sh")
 	else
 		TESTS=("$TESTS_DIR"/*.sh)
+		# (not with the harness's own test directory)
+		[ -n "${KIW_TESTS:-}" ] || PAIR=1
 	fi
+	# The two-VM test boots both of Debian's other kernels.
+	[ "$PAIR" = 0 ] || NEED_OTHER[6.1]=1 NEED_OTHER[7.2]=1
 }
 
 # The header of a test: "# kiw-vm: kernel=debug timeout=300 [mem=MB]
@@ -458,6 +466,18 @@ vm_other() {
 	for k in $OTHER_KERNELS; do
 		[ -z "${NEED_OTHER[$k]:-}" ] || vm_boots "$k"
 	done
+}
+# vm_pair: kiw on 6.1 (nfsd, the servers) and on 7.2 (the NFS client)
+# in two VMs joined by a virtio-net link: one TAP line for each check of
+# each guest and one for each VM's kernel (scripts/vm-pair.sh).
+vm_pair() {
+	local failed_before=$FAILED
+	other_kernels_ready
+	with_status "$KIW_TOP/scripts/vm-pair.sh" --server 6.1 --client 7.2 |
+		relay "vmpair: "
+	if [ "${RELAY_STATUS:-255}" != 0 ] && [ "$FAILED" = "$failed_before" ]; then
+		fail "vmpair: scripts/vm-pair.sh failed (status ${RELAY_STATUS:-none})"
+	fi
 }
 vm_debug() {
 	if [ -z "$DEBUG_DIR" ]; then
@@ -900,6 +920,7 @@ if want vm && [ "$NEED_STOCK" = 1 ]; then phase "VM tests (stock kernel)" vm_sto
 # sid chroot is made meanwhile, in the background)
 if want static; then phase "static (other Debian kernels)" static_other; fi
 if want vm && [ ${#NEED_OTHER[@]} -gt 0 ]; then phase "VM tests (other Debian kernels)" vm_other; fi
+if want vm && [ "$PAIR" = 1 ]; then phase "VM pair (other Debian kernels)" vm_pair; fi
 if [ -n "$DEBUG_BUILD_PID" ]; then phase "waiting for the debug kernel" wait_debug; fi
 if want static; then phase "static (debug kernel)" static_debug; fi
 if want kunit && [ "$KUNIT_IN_VM" = 0 ]; then phase kunit kunit; fi

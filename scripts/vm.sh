@@ -33,6 +33,10 @@
 #                    siw, build it (scripts/build-siw.sh); the debug kernel has it
 #                    (not available on 6.1 and 7.2)
 #   --verbose        also stream the kernel console while running
+#   --nic MAC,NETDEV a virtio-net NIC with address MAC on QEMU's -netdev
+#                    NETDEV (its options, without id=), e.g. a unix socket
+#                    to another VM: stream,server=on,addr.type=unix,
+#                    addr.path=FILE (scripts/vm-pair.sh)
 #
 # The scripts' output (stdout and stderr) is streamed on stdout. Exit status:
 #   the script's (a batch: 0 when every script exited 0, else 1), when the
@@ -45,10 +49,10 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-usage() { sed -n '4,44s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+usage() { sed -n '4,48s/^# \{0,1\}//p' "$0" >&2; exit 2; }
 
 kernel= timeout= mem= smp=2 log= kiw=1 verbose=${KIW_VM_VERBOSE:-0} siw=0 markers=0
-extra_kos=() scripts=() timeouts=()
+extra_kos=() scripts=() timeouts=() nic=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kernel)  kernel=${2:?}; shift 2 ;;
@@ -62,6 +66,8 @@ while [ $# -gt 0 ]; do
 	--ko)      extra_kos+=("$(realpath "${2:?}")"); shift 2 ;;
 	--with-siw) siw=1; shift ;;
 	--verbose) verbose=1; shift ;;
+	--nic)     n=${2:?}; shift 2
+		   nic=(-netdev "${n#*,},id=nic0" -device "virtio-net-pci,netdev=nic0,mac=${n%%,*}") ;;
 	--)        shift; break ;;
 	*)         usage ;;
 	esac
@@ -333,7 +339,7 @@ timeout -k 10 "${KIW_VM_HOST_TIMEOUT:-$((guest_timeout + boot_allow))}" \
 	-nodefaults -nographic -no-reboot ${bios:+-bios "$bios"} \
 	-kernel "$image" -initrd "$initrd" -append "$append" \
 	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
-	-serial "file:$log" -serial "file:$out" \
+	-serial "file:$log" -serial "file:$out" "${nic[@]}" \
 	</dev/null >"$log.qemu" 2>&1 &
 qemu_pid=$!
 if [ "$markers" = 1 ]; then

@@ -79,7 +79,10 @@ static int kiw_query_device(struct ib_device *ibdev,
 {
 	u8 mac[ETH_ALEN];
 
-	if (udata->inlen || udata->outlen)
+	/* ib_register_device() asks with no udata on 7.2 (a user's query
+	 * always has one).
+	 */
+	if (udata && (udata->inlen || udata->outlen))
 		return -EINVAL;
 	kiw_get_mac(to_kiw_dev(ibdev), mac);
 	kiw_fill_device_attr(attr, mac);
