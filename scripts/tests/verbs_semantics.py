@@ -221,7 +221,12 @@ def qp_attrs(res):
             f'{err or "ok"} {STATES[a.qp_state]} {a.max_rd_atomic}'
     qp.close()
     qp = new_qp(res)
-    err = move(qp, 'ERR') or move(qp, 'RESET') or move(qp, 'INIT')
+    err = move(qp, 'ERR')
+    err = err or move(qp, None, e.IBV_QP_MAX_QP_RD_ATOMIC, max_rd_atomic=2)
+    a, _ = qp.query(e.IBV_QP_STATE | e.IBV_QP_MAX_QP_RD_ATOMIC)
+    out['in ERR: max_rd_atomic 2'] = \
+        f'{err or "ok"} {STATES[a.qp_state]} {a.max_rd_atomic}'
+    err = move(qp, 'RESET') or move(qp, 'INIT')
     out['reused: ERR, RESET, INIT'] = f'{err or "ok"} {state(qp)}'
     qp.close()
     # ibv_create_qp_ex with only a PD is ibv_create_qp (libibverbs): the
@@ -341,10 +346,9 @@ KIW = {
     'refused: max_dest_rd_atomic 129': 'EINVAL RTR 5',
     'refused: IBV_QP_CAP (resize)': 'EINVAL RTR 5',
     'refused: IBV_QP_RATE_LIMIT': 'EOPNOTSUPP RTR 5',
-    'reused: ERR, RESET, INIT':
-        ('ok ERR', 'a siw QP in ERR stays there'),
     'refused: port 2': 'EINVAL RTR 5',
     'reused: ERR, RESET, INIT': 'ok INIT',
+    'in ERR: max_rd_atomic 2': 'EINVAL ERR 128',
     'create_qp_ex, then INIT with attributes': 'ok INIT',
     'create_qp_ex with a QPAttr (pyverbs to_init)': 'ok INIT',
     'create_qp_ex with send_ops_flags': 'EOPNOTSUPP',
@@ -424,6 +428,8 @@ SIW_DIFFERS = {
          'and ORD 0 (above)'),
     'reused: ERR, RESET, INIT':
         ('ok ERR', 'a siw QP in ERR stays there'),
+    'in ERR: max_rd_atomic 2':
+        ('ok ERR 0', 'siw ignores max_rd_atomic'),
     'refused: port 2':
         ('EINVAL INIT 0', 'siw reports INIT and ORD 0 (above)'),
 }

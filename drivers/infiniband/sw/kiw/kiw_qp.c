@@ -804,6 +804,14 @@ int kiw_modify_qp(struct ib_qp *base, struct ib_qp_attr *attr, int mask,
 		    qp->cep)
 			ret = -EBUSY;
 	}
+	/*
+	 * ORD and IRD are the consumer's until MPA negotiates them (rdma_cm
+	 * passes them as connection parameters); from then on they are the
+	 * connection's (kiw_cep_enter_full()), and what query_qp reports.
+	 */
+	if (!ret && prev != KIW_QP_IDLE &&
+	    (mask & (IB_QP_MAX_QP_RD_ATOMIC | IB_QP_MAX_DEST_RD_ATOMIC)))
+		ret = -EINVAL;
 	if (!ret) {
 		kiw_qp_set_attr(qp, attr, mask);
 		if (mask & IB_QP_STATE)
