@@ -274,7 +274,7 @@ def cqs(res):
     ctx, out = res['ctx'], {}
     maxcqe = ctx.query_device().max_cqe
     nvec = ctx.num_comp_vectors
-    for name, n, vec in [('1', 1, 0), ('max_cqe', maxcqe, 0),
+    for name, n, vec in [('0', 0, 0), ('1', 1, 0), ('max_cqe', maxcqe, 0),
                          ('max_cqe + 1', maxcqe + 1, 0),
                          ('comp_vector num_comp_vectors - 1', 4, nvec - 1),
                          ('comp_vector num_comp_vectors', 4, nvec)]:
@@ -373,6 +373,7 @@ KIW = {
     'query_port 2': 'EINVAL',
     'query_gid 0': 'ok',
     'query_gid 1': 'failed',
+    'create_cq 0': 'EINVAL',
     'create_cq 1': 'ok >= n',
     'create_cq max_cqe': 'ok >= n',
     'create_cq max_cqe + 1': 'EINVAL',
