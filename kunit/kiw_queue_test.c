@@ -25,17 +25,24 @@ struct kiw_transition_case {
 	int ret;
 	enum kiw_qp_state next;
 	unsigned int actions;
+	enum ib_qp_state idle;	/* the IB state of an IDLE QP */
 };
 
 static const struct kiw_transition_case kiw_transition_cases[] = {
-	/* rdma_cm sets up an unconnected QP. */
-	{ KIW_QP_IDLE, IB_QPS_RESET, 0, KIW_QP_IDLE, 0 },
-	{ KIW_QP_IDLE, IB_QPS_INIT, 0, KIW_QP_IDLE, 0 },
-	{ KIW_QP_IDLE, IB_QPS_RTR, 0, KIW_QP_IDLE, 0 },
-	{ KIW_QP_IDLE, IB_QPS_RTS, BAD, KIW_QP_IDLE, 0 },
-	{ KIW_QP_IDLE, IB_QPS_SQD, 0, KIW_QP_IDLE, 0 },
-	{ KIW_QP_IDLE, IB_QPS_SQE, BAD, KIW_QP_IDLE, 0 },
-	{ KIW_QP_IDLE, IB_QPS_ERR, 0, KIW_QP_ERROR, ERR_FLUSH },
+	/* rdma_cm sets up an unconnected QP, in IB's order. */
+	{ KIW_QP_IDLE, IB_QPS_RESET, 0, KIW_QP_IDLE, 0, IB_QPS_RESET },
+	{ KIW_QP_IDLE, IB_QPS_INIT, 0, KIW_QP_IDLE, 0, IB_QPS_RESET },
+	{ KIW_QP_IDLE, IB_QPS_RTR, BAD, KIW_QP_IDLE, 0, IB_QPS_RESET },
+	{ KIW_QP_IDLE, IB_QPS_RESET, 0, KIW_QP_IDLE, 0, IB_QPS_INIT },
+	{ KIW_QP_IDLE, IB_QPS_INIT, 0, KIW_QP_IDLE, 0, IB_QPS_INIT },
+	{ KIW_QP_IDLE, IB_QPS_RTR, 0, KIW_QP_IDLE, 0, IB_QPS_INIT },
+	{ KIW_QP_IDLE, IB_QPS_RESET, 0, KIW_QP_IDLE, 0, IB_QPS_RTR },
+	{ KIW_QP_IDLE, IB_QPS_INIT, BAD, KIW_QP_IDLE, 0, IB_QPS_RTR },
+	{ KIW_QP_IDLE, IB_QPS_RTR, BAD, KIW_QP_IDLE, 0, IB_QPS_RTR },
+	{ KIW_QP_IDLE, IB_QPS_RTS, BAD, KIW_QP_IDLE, 0, IB_QPS_RTR },
+	{ KIW_QP_IDLE, IB_QPS_SQD, BAD, KIW_QP_IDLE, 0, IB_QPS_RTR },
+	{ KIW_QP_IDLE, IB_QPS_SQE, BAD, KIW_QP_IDLE, 0, IB_QPS_RTR },
+	{ KIW_QP_IDLE, IB_QPS_ERR, 0, KIW_QP_ERROR, ERR_FLUSH, IB_QPS_INIT },
 	/* Connected: iw_cm disconnects gracefully (SQD) or not (ERR). */
 	{ KIW_QP_RTS, IB_QPS_RESET, BAD, KIW_QP_RTS, 0 },
 	{ KIW_QP_RTS, IB_QPS_INIT, BAD, KIW_QP_RTS, 0 },
@@ -71,8 +78,8 @@ static const char * const kiw_state_names[] = {
 static void kiw_transition_desc(const struct kiw_transition_case *c,
 				char *desc)
 {
-	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s_to_ib_%d",
-		 kiw_state_names[c->cur], c->req);
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s_%d_to_ib_%d",
+		 kiw_state_names[c->cur], c->idle, c->req);
 }
 
 KUNIT_ARRAY_PARAM(kiw_transition, kiw_transition_cases, kiw_transition_desc);
@@ -84,7 +91,7 @@ static void kiw_qp_transition_test(struct kunit *test)
 	unsigned int actions = ~0u;
 	int ret;
 
-	ret = kiw_qp_transition(c->cur, c->req, &next, &actions);
+	ret = kiw_qp_transition(c->cur, c->idle, c->req, &next, &actions);
 	KUNIT_EXPECT_EQ(test, ret, c->ret);
 	if (ret)
 		return;

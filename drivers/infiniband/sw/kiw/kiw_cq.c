@@ -294,7 +294,8 @@ int kiw_create_cq(struct ib_cq *base, const struct ib_cq_init_attr *attr,
 
 	if (attr->flags)
 		return -EOPNOTSUPP;
-	if (attr->cqe > KIW_MAX_CQE ||
+	/* A CQ holds at least one entry (ibv_create_cq(3)), as for rxe, siw. */
+	if (!attr->cqe || attr->cqe > KIW_MAX_CQE ||
 	    attr->comp_vector >= base->device->num_comp_vectors)
 		return -EINVAL;
 	ret = kiw_take_slot(&kdev->num_cq, KIW_MAX_CQ);

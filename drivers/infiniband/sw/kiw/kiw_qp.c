@@ -20,24 +20,47 @@
 #define KIW_QPN_MIN 2
 #define KIW_QPN_MAX 0xffffff
 
+/*
+ * IB's order among the states an unconnected QP passes through
+ * (ib_modify_qp_is_ok()): RESET to INIT, INIT to INIT or RTR, and back to
+ * RESET from any of them. rdma_cm walks INIT, INIT, RTR.
+ */
+static bool kiw_qp_idle_step_ok(enum ib_qp_state from, enum ib_qp_state to)
+{
+	switch (to) {
+	case IB_QPS_RESET:
+		return true;
+	case IB_QPS_INIT:
+		return from == IB_QPS_RESET || from == IB_QPS_INIT;
+	case IB_QPS_RTR:
+		return from == IB_QPS_INIT;
+	default:
+		return false;
+	}
+}
+
 /**
  * kiw_qp_transition - what modify_qp to @req does in iWARP state @cur
  * @cur: the QP's state
+ * @idle: the IB state an IDLE QP reports (RESET, INIT or RTR)
  * @req: the IB state the consumer asks for
  * @next: the state to enter
  * @actions: KIW_QP_ACT_* the change asks for
  *
  * rdma_cm walks an unconnected QP through RESET, INIT and RTR: for iWARP
- * those are all IDLE. Only the CM moves a QP to RTS (when MPA completes),
- * so asking for RTS is accepted only where it changes nothing. iw_cm asks
- * for SQD to disconnect gracefully and for ERR to abort; ib_drain_qp asks
- * for ERR too. RESET after ERR makes the QP reusable (the caller also
- * checks that no connection is left).
+ * those are all IDLE, and IB's order among them holds. Only the CM moves a
+ * QP to RTS (when MPA completes), so asking for RTS is accepted only where
+ * it changes nothing. iw_cm asks for SQD to disconnect gracefully, which
+ * needs a connection (it may be going already: then SQD changes nothing),
+ * and for ERR to abort; ib_drain_qp asks for ERR too. RESET after ERR
+ * makes the QP reusable (the caller also checks that no connection is
+ * left). SQE is a state a QP enters, never one to ask for.
  *
  * Return: 0, or -EINVAL for a change that cannot be made.
  */
-int kiw_qp_transition(enum kiw_qp_state cur, enum ib_qp_state req,
-		      enum kiw_qp_state *next, unsigned int *actions)
+int kiw_qp_transition(enum kiw_qp_state cur, enum ib_qp_state idle,
+		      enum ib_qp_state req, enum kiw_qp_state *next,
+		      unsigned int *actions)
 {
 	bool connected = cur == KIW_QP_RTS || cur == KIW_QP_CLOSING ||
 			 cur == KIW_QP_TERMINATE;
@@ -52,10 +75,13 @@ int kiw_qp_transition(enum kiw_qp_state cur, enum ib_qp_state req,
 		return 0;
 	case IB_QPS_INIT:
 	case IB_QPS_RTR:
-		return cur == KIW_QP_IDLE ? 0 : -EINVAL;
+		return cur == KIW_QP_IDLE && kiw_qp_idle_step_ok(idle, req) ?
+		       0 : -EINVAL;
 	case IB_QPS_RTS:
 		return cur == KIW_QP_RTS ? 0 : -EINVAL;
 	case IB_QPS_SQD:
+		if (cur == KIW_QP_IDLE)
+			return -EINVAL;
 		if (cur == KIW_QP_RTS) {
 			*next = KIW_QP_CLOSING;
 			*actions = KIW_QP_ACT_CLOSE;
@@ -444,7 +470,8 @@ void kiw_qp_error(struct kiw_qp *qp)
 
 	spin_lock_irqsave(&qp->state_lock, flags);
 	prev = qp->state;
-	kiw_qp_transition(prev, IB_QPS_ERR, &next, &actions);
+	kiw_qp_transition(prev, qp->idle_ib_state, IB_QPS_ERR, &next,
+			  &actions);
 	actions = kiw_qp_abort_setup(qp, prev, next, actions);
 	kiw_qp_set_state(qp, next);
 	spin_unlock_irqrestore(&qp->state_lock, flags);
@@ -711,17 +738,26 @@ int kiw_destroy_qp(struct ib_qp *base, struct ib_udata *udata)
 
 /*
  * Attributes iWARP has no use for (paths, PSNs, timeouts, retries, P_Key,
- * Q_Key) are accepted and ignored, since rdma_cm and ULPs pass them; those
- * that ask for something kiw cannot do are refused.
+ * Q_Key) are accepted and ignored, since rdma_cm and ULPs pass them.
+ * Resizing a QP is not a change modify_qp can make (EINVAL, as
+ * ib_modify_qp_is_ok() answers for IB); a rate limit is a feature kiw does
+ * not have (EOPNOTSUPP, as for attributes unknown here).
  */
-#define KIW_QP_MASK_UNSUPPORTED (IB_QP_CAP | IB_QP_RATE_LIMIT)
+#define KIW_QP_ACCESS_FLAGS (IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
+			     IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC | \
+			     IB_ACCESS_MW_BIND)
 
 static int kiw_qp_check_attr(const struct ib_qp_attr *attr, int mask)
 {
 	if (mask & ~IB_QP_ATTR_STANDARD_BITS)
 		return -EOPNOTSUPP;
-	if (mask & KIW_QP_MASK_UNSUPPORTED)
+	if (mask & IB_QP_RATE_LIMIT)
 		return -EOPNOTSUPP;
+	if (mask & IB_QP_CAP)
+		return -EINVAL;
+	if ((mask & IB_QP_ACCESS_FLAGS) &&
+	    (attr->qp_access_flags & ~KIW_QP_ACCESS_FLAGS))
+		return -EINVAL;
 	if ((mask & IB_QP_MAX_QP_RD_ATOMIC) &&
 	    attr->max_rd_atomic > KIW_MAX_ORD)
 		return -EINVAL;
@@ -731,13 +767,13 @@ static int kiw_qp_check_attr(const struct ib_qp_attr *attr, int mask)
 	return 0;
 }
 
+/* What is set here is what kiw_query_qp() reports. */
 static void kiw_qp_set_attr(struct kiw_qp *qp, const struct ib_qp_attr *attr,
 			    int mask)
 {
 	lockdep_assert_held(&qp->state_lock);
 	if (mask & IB_QP_ACCESS_FLAGS)
-		qp->access = attr->qp_access_flags &
-			     (IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_READ);
+		qp->access = attr->qp_access_flags;
 	if (mask & IB_QP_MAX_QP_RD_ATOMIC)
 		qp->ord = attr->max_rd_atomic;
 	if (mask & IB_QP_MAX_DEST_RD_ATOMIC)
@@ -761,12 +797,21 @@ int kiw_modify_qp(struct ib_qp *base, struct ib_qp_attr *attr, int mask,
 	prev = qp->state;
 	next = prev;
 	if (mask & IB_QP_STATE) {
-		ret = kiw_qp_transition(prev, attr->qp_state, &next, &actions);
+		ret = kiw_qp_transition(prev, qp->idle_ib_state,
+					attr->qp_state, &next, &actions);
 		/* A QP is reused only once its connection is gone. */
 		if (!ret && prev == KIW_QP_ERROR && next == KIW_QP_IDLE &&
 		    qp->cep)
 			ret = -EBUSY;
 	}
+	/*
+	 * ORD and IRD are the consumer's until MPA negotiates them (rdma_cm
+	 * passes them as connection parameters); from then on they are the
+	 * connection's (kiw_cep_enter_full()), and what query_qp reports.
+	 */
+	if (!ret && prev != KIW_QP_IDLE &&
+	    (mask & (IB_QP_MAX_QP_RD_ATOMIC | IB_QP_MAX_DEST_RD_ATOMIC)))
+		ret = -EINVAL;
 	if (!ret) {
 		kiw_qp_set_attr(qp, attr, mask);
 		if (mask & IB_QP_STATE)

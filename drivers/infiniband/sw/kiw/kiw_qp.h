@@ -25,7 +25,8 @@
  *
  * States and what moves them:
  *
- *   IDLE      created; modify to RESET/INIT/RTR keeps it here (rdma_cm)
+ *   IDLE      created; modify to RESET/INIT/RTR keeps it here (rdma_cm),
+ *             in IB's order; query_qp reports the IB state last asked for
  *   RTS       the CM, when MPA completes: kiw_qp_llp_established()
  *   CLOSING   modify to SQD (iw_cm graceful disconnect): kiw_cm_qp_close()
  *   TERMINATE the data path found an error: kiw_qp_terminate(); the TX
@@ -150,7 +151,7 @@ struct kiw_qp {
 	enum ib_qp_state idle_ib_state;	/* RESET, INIT or RTR, while IDLE */
 	kiw_term_t term;		/* first local error, for the Terminate */
 	struct kiw_cep *cep;		/* owned by the CM */
-	u32 access;			/* IB_ACCESS_REMOTE_{READ,WRITE} allowed */
+	u32 access;			/* IB_ACCESS_* modify_qp set */
 	u32 ord;			/* outbound RDMA Reads, <= KIW_MAX_ORD */
 	u32 ird;			/* inbound RDMA Reads, <= KIW_MAX_IRD */
 
@@ -181,8 +182,9 @@ static inline enum kiw_qp_state kiw_qp_state(const struct kiw_qp *qp)
 }
 
 /* Pure (KUnit) */
-int kiw_qp_transition(enum kiw_qp_state cur, enum ib_qp_state req,
-		      enum kiw_qp_state *next, unsigned int *actions);
+int kiw_qp_transition(enum kiw_qp_state cur, enum ib_qp_state idle,
+		      enum ib_qp_state req, enum kiw_qp_state *next,
+		      unsigned int *actions);
 enum ib_qp_state kiw_qp_ib_state(enum kiw_qp_state state,
 				 enum ib_qp_state idle_ib_state);
 u32 kiw_wq_size(u32 wr);
