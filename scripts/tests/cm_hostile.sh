@@ -208,6 +208,9 @@ cm_section "Full Operation: framing kiw takes, and RFC 5044 section 8 errors"
 # ULPDU (3 octets of PAD), long enough to hold a marker wherever it starts.
 # kiw_b asks for markers: the peer inserts them; -M: kiw inserts them too.
 check "kiw_b asks for markers" mpa_set kiw_b markers 1
+# Client-server mode: the responder holds its FPDUs for a client-server
+# initiator too (RFC 5044 7.1.2 (4), the "hold" case), as without p2p.
+check "kiw_b: no peer-to-peer" mpa_set kiw_b p2p 0
 M="-D -m 2 -s 601 -c s"	# the server closes once all went well
 G="requests=1 established=1 disconnected=1"
 # An error: the message before it is delivered, the one after it not;
@@ -277,6 +280,8 @@ check "the consumer saw exactly the 6 valid Requests, each once" \
 
 cm_section "kiw as initiator against a raw responder"
 check "kiw_a: startup timeout ${TMO_MS} ms" mpa_set kiw_a timeout_ms $TMO_MS
+# The raw responder answers client-server mode (no A): kiw_a asks none.
+check "kiw_a: no peer-to-peer" mpa_set kiw_a p2p 0
 cat > /tmp/cases3 <<EOF
 initinit|Initiator/Initiator (a Request back): RST|end=rst||--key req
 badkey|Reply with a bad key: RST|end=rst||--key bad

@@ -82,6 +82,10 @@ initiator_cases() {
 check "two hosts: netns a and b joined by veth" kiw_hosts_up
 check "modprobe kiw" kiw_load
 check "kiw_a on veth-a, kiw_b on veth-b" kiw_devices_add
+# The raw peer speaks client-server mode only (no RFC 6581 RTR), as the
+# cases below were written for: neither device runs peer-to-peer mode.
+mpa_set kiw_a p2p 0
+mpa_set kiw_b p2p 0
 check "iw_target builds" iwt_build
 check_here "iw_target serves on kiw_b" iwt_server b $SRV $LPORT
 iwt_ping_start a $SRV $LPORT

@@ -18,7 +18,8 @@
 # `make bench` (scripts/bench.sh).
 # Guest time: about 150 s on the stock kernel (make vmtest, shared 2-core
 # host with a load of 4 to 6, 2026-11-21; 64 s before rping and the
-# markers runs of the user tools came in).
+# markers runs of the user tools came in); 317 s with cmtime added, on a
+# host running four other VMs (load 8 to 10, 2026-11-27).
 . "$KIW_TOP/scripts/guest/lib.sh"
 . "$KIW_TOP/scripts/guest/dp_lib.sh"
 

@@ -15,20 +15,14 @@
 # here. KIW_LONG=1 adds perftest (-R, siw serving: kiw Writes into siw,
 # Reads from it on four QPs, Write latency) and rstream.
 #
-# What cannot work, and is not run:
-#  - perftest with kiw serving: perftest 4.5 listens on the wildcard
-#    address, rdma_cm then listens on every RDMA device, and siw's listen
-#    for siw_b (whose netdev is in netns b) fails in netns a, failing the
-#    whole listen (kiw leaves such a listener dormant). The kiw side of
-#    Reads and Writes as target is covered by dp_verify with kiw serving.
-#  - tools whose server speaks first (ucmatose, ib_write_lat) with kiw
-#    serving siw: a kiw responder sends no FPDU before the initiator's
-#    first one (RFC 5044 7.1.2 (4), MPA-SU-12), and siw never asks for
-#    RFC 6581 peer-to-peer mode, whose RTR would release it: deadlock.
-#    With siw serving they run (siw's responder does not hold).
-#  - peer-to-peer mode with siw as responder: siw 6.12 takes the socket's
-#    sk_callback_lock for writing in its RTR data_ready (softirq), which
-#    lockdep reports as inconsistent lock state under load (seen here).
+# What is not run here:
+#  - perftest with kiw serving, and the tools whose server speaks first
+#    (ucmatose, ib_write_lat) with kiw serving siw: dp_tools_siw.sh runs
+#    them (on the stock kernel, with kiw's default settings).
+#  - peer-to-peer mode (kiw's default) with siw as responder: siw 6.12
+#    takes the socket's sk_callback_lock for writing in its RTR data_ready
+#    (softirq), which lockdep reports as inconsistent lock state under
+#    load (seen here): on a lockdep kernel dp_siw_up turns kiw's p2p off.
 #  - the Send with Invalidate and zero-length cases towards siw: what siw
 #    does is siw's business; towards kiw they run (-Z).
 #  - the Solicited Event case towards siw: siw 6.12 never raises a

@@ -83,6 +83,8 @@ EOF
 tap_plan 45
 
 cm_setup
+# One FPDU each way below: client-server mode, no RFC 6581 RTR before it.
+mpa_set kiw_a p2p 0
 check "tracepoints: all of events/kiw enabled" sh -c "
 	echo > $TRACE/trace && echo 1 > $TRACE/events/kiw/enable"
 check "dynamic debug: kiw's messages on" sh -c \
