@@ -207,6 +207,30 @@ static inline u16 kiw_fpdu_marker_ptr(const struct kiw_fpdu_layout *lay,
 }
 
 /*
+ * Where TCP will cut segments (RFC 5044 section 5, MPA-AL-1): it fills
+ * each one to the EMSS from where the last sendmsg() with MSG_EOR ended,
+ * so a run of FPDUs handed over in one sendmsg() lands whole in segments
+ * as long as no FPDU would straddle the EMSS. kiw_seg_plan_next() says,
+ * for each FPDU in turn, where a sendmsg() must end with MSG_EOR for
+ * every FPDU boundary to be a possible segment boundary.
+ */
+struct kiw_seg_plan {
+	unsigned int mss;	/* the EMSS; 0: no planning */
+	unsigned int fill;	/* octets in the segment being filled */
+};
+
+#define KIW_SEG_CUT_BEFORE	BIT(0)	/* end a sendmsg() before the FPDU */
+#define KIW_SEG_CUT_AFTER	BIT(1)	/* end one after it */
+
+static inline void kiw_seg_plan_init(struct kiw_seg_plan *p, unsigned int mss)
+{
+	p->mss = mss;
+	p->fill = 0;
+}
+
+unsigned int kiw_seg_plan_next(struct kiw_seg_plan *p, unsigned int wire_len);
+
+/*
  * Two ways to put an FPDU out: kiw_fpdu_build() describes it as vectors
  * over the caller's header, the payload pages and the markers and trailer
  * in struct kiw_fpdu_tx (zero copy; the CRC is one read of the payload);
