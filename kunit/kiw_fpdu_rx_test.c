@@ -511,6 +511,146 @@ static void kiw_rx_data_error_test(struct kunit *test)
 		}
 }
 
+/*
+ * The receive engine's loop (kiw_rx_actor()) over @wire, of which @arrived
+ * octets are queued: check each FPDU ahead once it is all there, then let
+ * the parser take it. *@taken: the octets taken so far.
+ */
+static void kiw_rx_ahead_run(struct kunit *test, struct kiw_test_ulp *u,
+			     struct sk_buff *skb, unsigned int arrived,
+			     unsigned int *taken)
+{
+	struct kiw_fpdu_rx copy;
+	unsigned int room;
+	bool done;
+	int span;
+
+	while (*taken < arrived) {
+		room = kiw_fpdu_rx_room(&u->rx);
+		if (!room) {
+			span = kiw_fpdu_rx_span(&u->rx, skb->data + *taken,
+						min_t(unsigned int,
+						      arrived - *taken,
+						      KIW_FPDU_RX_PEEK));
+			KUNIT_ASSERT_GE(test, span, 0);
+			if (!span || arrived - *taken < (unsigned int)span)
+				return;
+			kiw_fpdu_rx_ahead_begin(&copy, &u->rx);
+			/* all of it is there: the copy reaches its verdict */
+			done = kiw_fpdu_rx_ahead_feed(&copy, skb, *taken,
+						      arrived - *taken);
+			KUNIT_ASSERT_TRUE(test, done);
+			KUNIT_EXPECT_EQ(test, copy.off, u->rx.off + span);
+			kiw_fpdu_rx_ahead_commit(&u->rx, &copy);
+			room = kiw_fpdu_rx_room(&u->rx);
+			KUNIT_ASSERT_EQ(test, room, (unsigned int)span);
+		}
+		room = min(room, arrived - *taken);
+		kiw_fpdu_rx_feed(&u->rx, skb, *taken, room);
+		*taken += room;
+	}
+}
+
+/*
+ * CRC on: nothing of an FPDU goes up (hdr(), data()) before all of it has
+ * arrived and its CRC is checked; an FPDU whose CRC fails puts nothing
+ * in the consumer's buffer, the FPDUs before it all of theirs. Markers
+ * on and off, the stream arriving in pieces of 1, 3, 509 octets and at
+ * once, a bad octet in the payload of FPDU 7, in a marker of FPDU 14
+ * (without markers: none), or none.
+ * Covers: MPA-RX-1, MPA-CRC-13
+ */
+static void kiw_rx_ahead_test(struct kunit *test)
+{
+	static const u16 lens[] = { 18, 19, 20, 21, 30, 490, 491, 492, 493,
+				    502, 600, 1100, 18, 4000 };
+	static const unsigned int chunks[] = { 1, 3, 509, 16384 };
+	unsigned int ends[ARRAY_SIZE(lens)], sums[ARRAY_SIZE(lens) + 1];
+	unsigned int i, c, n, k, markers, bad, bi, taken, arrived, whole;
+	struct sk_buff *skb;
+	u8 *wire, *ulpdu;
+
+	wire = kunit_kzalloc(test, 16384, GFP_KERNEL);
+	ulpdu = kunit_kzalloc(test, 16384, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, wire);
+	KUNIT_ASSERT_NOT_NULL(test, ulpdu);
+	for (k = 0; k < 6; k++) {
+		u32 start = 0xfffff000 + 0x1c4;
+
+		markers = k / 3;
+		bad = k % 3;
+
+		n = 0;
+		sums[0] = 0;
+		for (i = 0; i < ARRAY_SIZE(lens); i++) {
+			u8 *p = ulpdu + sums[i];
+
+			kiw_ref_send_hdr(p, i + 1);
+			if (lens[i] > 18)
+				memset(p + 18, i, lens[i] - 18);
+			n += kiw_ref_fpdu(wire + n, start + n, p, lens[i],
+					  markers, true, NULL);
+			ends[i] = n;
+			sums[i + 1] = sums[i] + lens[i];
+		}
+		bi = bad == 1 ? 6 : 13;
+		if (bad == 1)
+			wire[ends[6] - 8] ^= 0x10;	/* FPDU 7's payload */
+		if (bad == 2 && markers) {
+			/* FPDUPTR of the first marker inside FPDU 14 */
+			i = ends[12] + (-(start + ends[12]) & 0x1ff);
+			KUNIT_ASSERT_LT(test, i + 4, ends[13]);
+			wire[i + 3] ^= 0x04;
+		}
+		skb = kiw_test_skb(test, wire, n, n, 0, 0);
+		for (c = 0; c < ARRAY_SIZE(chunks); c++) {
+			struct kiw_test_ulp *u;
+
+			u = kiw_test_ulp_new(test, 16384, markers, true);
+			u->rx.off = start;
+			u->copy = c % 2 ? KIW_TEST_COPY_PAGE : KIW_TEST_COPY;
+			taken = 0;
+			for (arrived = 0; arrived < n;) {
+				arrived = min(arrived + chunks[c], n);
+				kiw_rx_ahead_run(test, u, skb, arrived, &taken);
+				for (whole = 0; whole < ARRAY_SIZE(lens) &&
+				     ends[whole] <= arrived; whole++)
+					;
+				/* nothing of an FPDU not all there */
+				KUNIT_ASSERT_LE(test, u->nr_hdr, whole);
+				KUNIT_ASSERT_LE(test, u->len, sums[whole]);
+			}
+			if (bad == 0 || (bad == 2 && !markers)) {
+				KUNIT_EXPECT_EQ(test, taken, n);
+				KUNIT_EXPECT_EQ(test, u->nr_ok,
+						ARRAY_SIZE(lens));
+				KUNIT_ASSERT_EQ(test, u->len, sums[ARRAY_SIZE(lens)]);
+				KUNIT_EXPECT_MEMEQ(test, u->buf, ulpdu, u->len);
+				continue;
+			}
+			/* FPDU bi failed: only those before it went up */
+			KUNIT_EXPECT_EQ(test, u->nr_ok, bi);
+			KUNIT_EXPECT_EQ(test, u->nr_bad, 1);
+			KUNIT_EXPECT_EQ(test, u->verdict, KIW_FPDU_ERR_CRC);
+			KUNIT_EXPECT_EQ(test, u->nr_hdr, bi);
+			KUNIT_ASSERT_EQ(test, u->len, sums[bi]);
+			KUNIT_EXPECT_MEMEQ(test, u->buf, ulpdu, u->len);
+			KUNIT_EXPECT_EQ(test, kiw_fpdu_rx_room(&u->rx),
+					UINT_MAX);	/* the rest is dropped */
+		}
+	}
+}
+
+/* Without CRC there is nothing to check ahead: the parser takes all. */
+static void kiw_rx_ahead_crc_off_test(struct kunit *test)
+{
+	struct kiw_test_ulp *u = kiw_test_ulp_new(test, 256, true, false);
+
+	KUNIT_EXPECT_EQ(test, kiw_fpdu_rx_room(&u->rx), UINT_MAX);
+	kiw_test_ulp_reset(u, false, true);
+	KUNIT_EXPECT_EQ(test, kiw_fpdu_rx_room(&u->rx), 0);
+}
+
 static struct kunit_case kiw_fpdu_rx_cases[] = {
 	KUNIT_CASE_PARAM(kiw_rx_vector_test, kiw_rx_vec_gen_params),
 	KUNIT_CASE_PARAM(kiw_rx_split_test, kiw_rx_vec_gen_params),
@@ -524,6 +664,8 @@ static struct kunit_case kiw_fpdu_rx_cases[] = {
 	KUNIT_CASE(kiw_rx_many_test),
 	KUNIT_CASE(kiw_rx_stop_test),
 	KUNIT_CASE(kiw_rx_data_error_test),
+	KUNIT_CASE(kiw_rx_ahead_test),
+	KUNIT_CASE(kiw_rx_ahead_crc_off_test),
 	{}
 };
 

@@ -570,7 +570,7 @@ static unsigned int kiw_txb_overwritten(struct kunit *test, struct page *page,
 	int wire;
 
 	KUNIT_ASSERT_NOT_NULL(test, b);
-	kiw_txb_begin(b, KIW_TXB_BYTES);
+	kiw_txb_begin(b, KIW_TXB_BYTES, 0);
 	kiw_ref_send_hdr(kiw_txb_hdr(b), 1);
 	memset(page_address(page), 0x5a, len);
 	bvec_set_page(&b->src[0], page, len, 0);
@@ -621,6 +621,40 @@ static void kiw_txb_stage_test(struct kunit *test)
 	__free_page(page);
 }
 
+/*
+ * Where a batch's sendmsg() calls end with MSG_EOR: before an FPDU that
+ * does not fit in what is left of the segment TCP fills, after one longer
+ * than the EMSS, nowhere else; nowhere without an EMSS.
+ * Covers: MPA-AL-1
+ */
+static void kiw_tx_seg_plan_test(struct kunit *test)
+{
+	static const struct {
+		unsigned int mss, len, cut;
+	} steps[] = {
+		{ 1448, 1448, 0 }, { 1448, 1448, 0 },	/* full segments */
+		{ 1448, 1296, 0 },			/* a message's last */
+		{ 1448, 1448, KIW_SEG_CUT_BEFORE },	/* the next one's */
+		{ 1448, 700, 0 }, { 1448, 748, 0 },	/* two fill one */
+		{ 1448, 40, 0 }, { 1448, 1408, 0 },
+		{ 1448, 100, 0 }, { 1448, 1349, KIW_SEG_CUT_BEFORE },
+		{ 1448, 2000, KIW_SEG_CUT_BEFORE | KIW_SEG_CUT_AFTER },
+		{ 1448, 3000, KIW_SEG_CUT_AFTER },	/* EMSS shrank */
+		{ 1448, 1448, 0 },
+		{ 0, 100, 0 }, { 0, 1448, 0 }, { 0, 5000, 0 },
+	};
+	struct kiw_seg_plan p;
+	unsigned int i;
+
+	kiw_seg_plan_init(&p, steps[0].mss);
+	for (i = 0; i < ARRAY_SIZE(steps); i++) {
+		if (p.mss != steps[i].mss)
+			kiw_seg_plan_init(&p, steps[i].mss);
+		KUNIT_EXPECT_EQ_MSG(test, kiw_seg_plan_next(&p, steps[i].len),
+				    steps[i].cut, "step %u", i);
+	}
+}
+
 static struct kunit_case kiw_fpdu_tx_cases[] = {
 	KUNIT_CASE(kiw_tx_layout_test),
 	KUNIT_CASE(kiw_tx_layout_errors_test),
@@ -631,6 +665,7 @@ static struct kunit_case kiw_fpdu_tx_cases[] = {
 	KUNIT_CASE(kiw_tx_errors_test),
 	KUNIT_CASE(kiw_tx_marker_before_crc_test),
 	KUNIT_CASE(kiw_txb_stage_test),
+	KUNIT_CASE(kiw_tx_seg_plan_test),
 	KUNIT_CASE(kiw_skb_helpers_test),
 	KUNIT_CASE(kiw_rx_skb_test),
 	KUNIT_CASE(kiw_rx_skip_test),

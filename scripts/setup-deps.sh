@@ -41,6 +41,8 @@ PACKAGES=(
 	# RDMA consumers and load generators for later tests and the demo
 	nfs-kernel-server targetcli-fb open-iscsi nvme-cli fio iperf3
 	gnuplot-nox
+	# captures of kiw's segments (scripts/tests/dp_align.sh)
+	tcpdump
 )
 
 [ "${1:-}" != --kernel-build ] || PACKAGES=("${KERNEL_BUILD[@]}")

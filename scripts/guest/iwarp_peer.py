@@ -556,16 +556,16 @@ def sc_send_inv_bad(c):
 
 
 def sc_bad_crc(c):
-    """A Write whose CRC is wrong: its payload may land in the region it
-    names (cut-through, as siw; MPA-CRC-13), nothing else does, and
-    nothing completes."""
+    """A Write whose CRC is wrong: none of its payload lands in the region
+    it names (RFC 5044 section 6: the FPDU is verified before DDP sees
+    it; MPA-RX-1, MPA-CRC-13), nothing else does, and nothing
+    completes."""
     c.hostile(c.write("r0", 100, 64), crc_bad=True)
-    c.twant.update(r0=64, r0_lo=100, r0_hi=163)
 
 
 def sc_bad_crc_send(c):
+    """The same with a Send: nothing lands in the receive buffer."""
     c.hostile(c.send_msg(16), crc_bad=True)
-    c.twant.update(rq=16, rq_lo=16, rq_hi=31)
 
 
 def sc_rr_over_ird(c):
@@ -688,13 +688,15 @@ SCENARIOS["seg_past_end"] = sc_seg_past_end
 
 def sc_half_fin(c):
     """Half an FPDU (header and 20 octets of a 64-octet Write), then our
-    FIN: the FPDU never completes. Its first octets may have landed
-    (cut-through); nothing completes, the connection ends."""
+    FIN: the FPDU never completes. With CRC nothing of it lands (it
+    cannot be verified); without, its first octets may have
+    (cut-through). Nothing completes, the connection ends."""
     w = c.s.fpdu(c.write("r0", 300, 64))
     c.s.send(w[:2 + 14 + 20])
     time.sleep(0.2)
     c.s.sock.shutdown(socket.SHUT_WR)
-    c.twant.update(r0=20, r0_lo=300, r0_hi=319)
+    if not c.s.crc:
+        c.twant.update(r0=20, r0_lo=300, r0_hi=319)
 
 
 SCENARIOS["half_fin"] = sc_half_fin
@@ -702,12 +704,14 @@ SCENARIOS["half_fin"] = sc_half_fin
 
 def sc_mk_ptr(c):
     """A Write across a marker whose FPDUPTR is 4 off (RFC 5044 8, code
-    3): the CRC is right, the marker is not. What precedes the marker
-    may have landed (cut-through); nothing after it."""
+    3): the CRC is right, the marker is not. With CRC the FPDU is
+    checked whole before any of it is placed: nothing lands. Without,
+    what precedes the marker may have (cut-through); nothing after it."""
     start = c.s.tx_off + (4 if c.s.tx_off % 512 == 0 else 0)
     before = (start // 512 + 1) * 512 - (start + 2 + 14)
     c.hostile(c.write("r0", 0, 600), mk_delta=4)
-    c.twant.update(r0=before, r0_lo=0, r0_hi=before - 1)
+    if not c.s.crc:
+        c.twant.update(r0=before, r0_lo=0, r0_hi=before - 1)
 
 
 def sc_mk_lowbits(c):

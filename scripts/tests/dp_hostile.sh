@@ -169,7 +169,8 @@ rresp_unsolicited|a Read Response nobody asked for|term=0/2/0x06 hdrct=md echo=1
 trunc_tagged|ULPDU of 10 octets, tagged|term=1/0/0x00 hdrct=- $T|$C async=FATAL wc_flush=4|trunc_tagged
 trunc_untagged|ULPDU of 17 octets, untagged|term=1/0/0x00 hdrct=- $T|$C async=FATAL|trunc_untagged
 ulpdu_zero|ULPDU_Length 0|term=1/0/0x00 hdrct=- $T|$C async=FATAL|ulpdu_zero
-# Covers: MPA-CRC-12, MPA-CRC-13, MPA-ERR-4, MPA-ERR-5
+# Covers: MPA-CRC-12, MPA-CRC-13, MPA-ERR-4, MPA-ERR-5, MPA-RX-1
+# (nothing of the bad FPDU lands: RFC 5044 section 6)
 # (reported with a Terminate, never dropped silently)
 # Covers: MPA-ERR-6
 # (an LLP fatal error: the consumer gets the QP fatal event and all four
@@ -177,9 +178,9 @@ ulpdu_zero|ULPDU_Length 0|term=1/0/0x00 hdrct=- $T|$C async=FATAL|ulpdu_zero
 # Terminate goes out, with the MPA code)
 # Covers: DDP-ST-6, DDP-ST-7, DDP-ERR-1
 bad_crc|Write with a bad CRC|term=2/0/0x02 hdrct=- $T|$C async=FATAL wc_ok=0 wc_flush=4 wc_err=none|bad_crc
-# (IB_WC_FATAL_ERR reaches user space as IBV_WC_GENERAL_ERR: the siw ABI
-# libsiw speaks has no fatal status)
-bad_crc_send|Send with a bad CRC|term=2/0/0x02 hdrct=- $T|$C async=FATAL wc_ok=0 wc_err=GENERAL wc_flush=3|bad_crc_send
+# (The bad Send never reaches DDP, so it takes no receive WR: all four
+# are flushed, none completes with an error, nothing lands in them.)
+bad_crc_send|Send with a bad CRC|term=2/0/0x02 hdrct=- $T|$C async=FATAL wc_ok=0 wc_err=none wc_flush=4|bad_crc_send
 # Covers: MPA-IF-5
 big_ulpdu|a 4014-octet ULPDU, beyond MULPDU: accepted|term=none end=fin fpdu_ok=1|established=1 disconnected=1 async=none|big_ulpdu
 # Covers: MPA-FR-5

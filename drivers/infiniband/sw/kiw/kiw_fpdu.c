@@ -180,6 +180,12 @@ int kiw_skb_crc(const struct sk_buff *skb, unsigned int off,
 }
 EXPORT_SYMBOL_IF_KUNIT(kiw_skb_crc);
 
+/* The CRC is computed as the octets go by (not checked ahead). */
+static bool kiw_fpdu_rx_crc_live(const struct kiw_fpdu_rx *rx)
+{
+	return rx->crc_on && !rx->ahead;
+}
+
 /*
  * The parser's small fields: copy out and, if CRC was negotiated and @crc
  * says the field is covered, run through the CRC.
@@ -190,13 +196,13 @@ static void kiw_fpdu_rx_take(struct kiw_fpdu_rx *rx, const struct sk_buff *skb,
 {
 	if (WARN_ON_ONCE(skb_copy_bits(skb, off, to, len)))
 		memset(to, 0, len);
-	if (crc && rx->crc_on)
+	if (crc && kiw_fpdu_rx_crc_live(rx))
 		rx->crc = kiw_crc_update(rx->crc, to, len);
 }
 
 static u32 *kiw_fpdu_rx_crcp(struct kiw_fpdu_rx *rx)
 {
-	return rx->crc_on ? &rx->crc : NULL;
+	return kiw_fpdu_rx_crc_live(rx) ? &rx->crc : NULL;
 }
 
 /**
@@ -240,7 +246,7 @@ int kiw_fpdu_rx_skip(struct kiw_fpdu_rx *rx, const struct sk_buff *skb,
 {
 	int rv = 0;
 
-	if (rx->crc_on)
+	if (kiw_fpdu_rx_crc_live(rx))
 		rv = kiw_skb_crc(skb, off, len, &rx->crc);
 	if (!rv)
 		rx->acct += len;
@@ -271,6 +277,8 @@ EXPORT_SYMBOL_IF_KUNIT(kiw_fpdu_rx_init);
 static void kiw_fpdu_rx_stop(struct kiw_fpdu_rx *rx, kiw_term_t t)
 {
 	rx->state = KIW_FPDU_RX_DEAD;
+	rx->ahead = false;
+	rx->through = false;
 	rx->err = t;
 	rx->ops->end(rx, t);
 }
@@ -304,6 +312,10 @@ static void kiw_fpdu_rx_next(struct kiw_fpdu_rx *rx)
 	rx->hdr_len = 0;
 	rx->pending = KIW_TERM_NONE;
 	rx->crc = kiw_crc_init();
+	rx->ahead = false;
+	rx->through = false;
+	if (rx->once)
+		rx->state = KIW_FPDU_RX_DEAD;	/* the copy has its verdict */
 }
 
 static unsigned int kiw_fpdu_rx_len(struct kiw_fpdu_rx *rx,
@@ -377,7 +389,8 @@ static unsigned int kiw_fpdu_rx_data(struct kiw_fpdu_rx *rx,
 	n = min(n, rx->rem);
 	if (rx->pending) {
 		/* Failed FPDU (CRC on): nothing goes up, the CRC goes on. */
-		if (WARN_ON_ONCE(kiw_skb_crc(skb, off, n, &rx->crc)))
+		if (kiw_fpdu_rx_crc_live(rx) &&
+		    WARN_ON_ONCE(kiw_skb_crc(skb, off, n, &rx->crc)))
 			kiw_fpdu_rx_stop(rx, KIW_FPDU_ERR_LOCAL);
 		rx->rem -= n;
 		return n;
@@ -396,7 +409,7 @@ static unsigned int kiw_fpdu_rx_data(struct kiw_fpdu_rx *rx,
 		 */
 		if (WARN_ON_ONCE(!t))
 			t = KIW_FPDU_ERR_LOCAL;
-		if (rx->crc_on)
+		if (kiw_fpdu_rx_crc_live(rx))
 			kiw_skb_crc(skb, off + rx->acct, n - rx->acct, &rx->crc);
 	}
 	if (t)
@@ -431,8 +444,8 @@ static unsigned int kiw_fpdu_rx_crc(struct kiw_fpdu_rx *rx,
 		return n;
 
 	verdict = rx->pending;
-	if (rx->crc_on &&
-	    kiw_crc_get(rx->crc_field) != kiw_crc_final(rx->crc))
+	if (rx->ahead ? rx->ahead_bad :
+	    rx->crc_on && kiw_crc_get(rx->crc_field) != kiw_crc_final(rx->crc))
 		verdict = KIW_FPDU_ERR_CRC;
 	if (verdict) {
 		kiw_fpdu_rx_stop(rx, verdict);
@@ -522,3 +535,155 @@ unsigned int kiw_fpdu_rx_feed(struct kiw_fpdu_rx *rx,
 	return done;
 }
 EXPORT_SYMBOL_IF_KUNIT(kiw_fpdu_rx_feed);
+
+/**
+ * kiw_fpdu_rx_room - octets the parser may take now
+ * @rx: the parser
+ *
+ * Return: any number without CRC, once the parser stopped (what is left
+ * is dropped), or for an FPDU let through (kiw_fpdu_rx_through()); what
+ * is left of an FPDU whose CRC was checked ahead; else 0: the next FPDU
+ * must be checked ahead first (see kiw_fpdu.h).
+ */
+unsigned int kiw_fpdu_rx_room(const struct kiw_fpdu_rx *rx)
+{
+	if (!rx->crc_on || rx->state == KIW_FPDU_RX_DEAD || rx->through)
+		return UINT_MAX;
+	return rx->ahead ? rx->ahead_end - rx->off : 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(kiw_fpdu_rx_room);
+
+/**
+ * kiw_fpdu_rx_span - octets from here to the end of the next FPDU
+ * @rx: the parser, between two FPDUs
+ * @peek: the stream's next octets
+ * @n: how many (KIW_FPDU_RX_PEEK is always enough)
+ *
+ * Return: the octets (a ULPDU_Length the parser refuses: up to that
+ * field, where it stops), 0 if @n octets do not tell yet, or -EINVAL if
+ * the parser is inside an FPDU (check ahead without knowing its end).
+ */
+int kiw_fpdu_rx_span(const struct kiw_fpdu_rx *rx, const u8 *peek,
+		     unsigned int n)
+{
+	u32 in_mk = rx->off & (KIW_MPA_MARKER_INTERVAL - 1);
+	struct kiw_fpdu_layout lay;
+	unsigned int skip = 0;
+	u32 start = rx->off;
+	u16 ulpdu_len;
+
+	if (rx->state != KIW_FPDU_RX_LEN || rx->have)
+		return -EINVAL;
+	if (rx->markers && in_mk < KIW_MPA_MARKER_SIZE) {
+		/* the marker that leads the FPDU, or what is left of it */
+		skip = KIW_MPA_MARKER_SIZE - in_mk;
+		start -= in_mk;
+	}
+	if (n < skip + KIW_MPA_ULPDU_LEN_SIZE)
+		return 0;
+	ulpdu_len = get_unaligned_be16(peek + skip);
+	if (ulpdu_len > KIW_MPA_ULPDU_MAX)
+		return skip + KIW_MPA_ULPDU_LEN_SIZE;
+	if (kiw_fpdu_layout(&lay, start, ulpdu_len, rx->markers))
+		return -EINVAL;
+	return start + lay.wire_len - rx->off;
+}
+EXPORT_SYMBOL_IF_KUNIT(kiw_fpdu_rx_span);
+
+static kiw_term_t kiw_fpdu_ahead_hdr(struct kiw_fpdu_rx *rx, const u8 *hdr,
+				     unsigned int hdr_len,
+				     unsigned int ulpdu_len)
+{
+	return KIW_TERM_NONE;
+}
+
+static kiw_term_t kiw_fpdu_ahead_data(struct kiw_fpdu_rx *rx,
+				      const struct sk_buff *skb,
+				      unsigned int off, unsigned int len)
+{
+	return kiw_fpdu_rx_skip(rx, skb, off, len) ? KIW_FPDU_ERR_LOCAL :
+						      KIW_TERM_NONE;
+}
+
+static void kiw_fpdu_ahead_end(struct kiw_fpdu_rx *rx, kiw_term_t verdict)
+{
+}
+
+static const struct kiw_fpdu_rx_ops kiw_fpdu_ahead_ops = {
+	.hdr = kiw_fpdu_ahead_hdr,
+	.data = kiw_fpdu_ahead_data,
+	.end = kiw_fpdu_ahead_end,
+};
+
+/**
+ * kiw_fpdu_rx_ahead_begin - a copy of the parser to check the FPDU ahead
+ * @copy: set up from @rx; it computes the CRC and places nothing
+ * @rx: the parser, not inside an FPDU checked ahead
+ */
+void kiw_fpdu_rx_ahead_begin(struct kiw_fpdu_rx *copy,
+			     const struct kiw_fpdu_rx *rx)
+{
+	*copy = *rx;
+	copy->ops = &kiw_fpdu_ahead_ops;
+	copy->once = true;
+	copy->ahead = false;
+	copy->through = false;
+}
+EXPORT_SYMBOL_IF_KUNIT(kiw_fpdu_rx_ahead_begin);
+
+/**
+ * kiw_fpdu_rx_ahead_feed - the next queued octets, to the copy
+ * @copy: from kiw_fpdu_rx_ahead_begin()
+ * @skb: the octets' skb
+ * @off: offset in @skb
+ * @len: octets
+ *
+ * Return: true once the copy has its verdict (the FPDU's end, or an error
+ * that stops the parser); it then takes nothing more.
+ */
+bool kiw_fpdu_rx_ahead_feed(struct kiw_fpdu_rx *copy,
+			    const struct sk_buff *skb, unsigned int off,
+			    unsigned int len)
+{
+	kiw_fpdu_rx_feed(copy, skb, off, len);
+	return copy->state == KIW_FPDU_RX_DEAD;
+}
+EXPORT_SYMBOL_IF_KUNIT(kiw_fpdu_rx_ahead_feed);
+
+/**
+ * kiw_fpdu_rx_ahead_commit - the parser takes the copy's verdict
+ * @rx: the parser the copy was made from, unchanged since
+ * @copy: done (kiw_fpdu_rx_ahead_feed() returned true)
+ *
+ * The parser may then take the FPDU (kiw_fpdu_rx_room()) without
+ * computing its CRC again. The copy found an error (its CRC, or with a
+ * good CRC a marker that disagrees, a ULPDU too short for its header):
+ * nothing of the FPDU goes up, and the parser reports that error as it
+ * would have (at the CRC field; a ULPDU_Length too large at once).
+ */
+void kiw_fpdu_rx_ahead_commit(struct kiw_fpdu_rx *rx,
+			      const struct kiw_fpdu_rx *copy)
+{
+	rx->ahead = true;
+	rx->ahead_end = copy->off;
+	rx->ahead_bad = copy->err == KIW_FPDU_ERR_CRC;
+	if (copy->err && !rx->pending)
+		rx->pending = copy->err;
+}
+EXPORT_SYMBOL_IF_KUNIT(kiw_fpdu_rx_ahead_commit);
+
+/**
+ * kiw_fpdu_rx_through - let the current or next FPDU go up unchecked
+ * @rx: the parser, not inside an FPDU checked ahead
+ *
+ * Its payload reaches data() as it arrives, its CRC computed on the way
+ * and checked at its end (end() then reports it, and the upper layer
+ * completes nothing before): for a receiver that cannot hold the whole
+ * FPDU until it is all there.
+ */
+void kiw_fpdu_rx_through(struct kiw_fpdu_rx *rx)
+{
+	if (!WARN_ON_ONCE(rx->ahead))
+		rx->through = true;
+}
+EXPORT_SYMBOL_IF_KUNIT(kiw_fpdu_rx_through);

@@ -56,8 +56,21 @@ int kiw_skb_crc(const struct sk_buff *skb, unsigned int off,
  * until the FPDU's CRC field when CRC is on, and a CRC mismatch (LLP code
  * 2) is reported instead of them: RFC 5044 section 8 reports code 3 only
  * "with a valid CRC", and a header that fails its checks may simply be
- * corrupt. Without CRC they are reported at once. Payload is passed up
- * before the CRC is known (cut-through), so the upper layer completes
+ * corrupt. Without CRC they are reported at once.
+ *
+ * Verify first (RFC 5044 section 6, MPA-RX-1). With CRC, an FPDU's
+ * payload must not reach data() before its CRC is known good: the caller
+ * asks kiw_fpdu_rx_room() how much the parser may take. 0 means the next
+ * FPDU has to be checked ahead first, once all of it is queued
+ * (kiw_fpdu_rx_span() says how much that is): a copy of the parser runs
+ * over it, CRC only (kiw_fpdu_rx_ahead_begin(), _feed()), and
+ * kiw_fpdu_rx_ahead_commit() hands the verdict to the parser, which then
+ * takes that FPDU without running the CRC again: a good one as before, a
+ * bad one (its CRC, or with a good CRC its framing) without calling
+ * hdr() or data(), its error reported as before. kiw_fpdu_rx_through()
+ * lets one FPDU go up as it arrives, its CRC checked at its end, for a
+ * receiver that cannot hold all of it. Fed without asking (the KUnit engine tests do), the parser
+ * still places before the CRC is known, and the upper layer completes
  * nothing before end() says the FPDU was good.
  */
 
@@ -136,6 +149,11 @@ struct kiw_fpdu_rx {
 	u8 mk_have;		/* octets of the current marker collected */
 	bool markers;		/* this direction carries markers */
 	bool crc_on;		/* CRC negotiated: check it */
+	bool ahead;		/* this FPDU's CRC was checked ahead */
+	bool ahead_bad;		/* ... and does not match */
+	bool once;		/* a copy checking ahead: stop after one FPDU */
+	bool through;		/* this FPDU goes up unchecked (kiw_rx.c) */
+	u32 ahead_end;		/* stream offset just past that FPDU */
 	u8 mk[KIW_MPA_MARKER_SIZE];
 	u8 len[KIW_MPA_ULPDU_LEN_SIZE];
 	u8 hdr[KIW_FPDU_RX_HDR_MAX];
@@ -153,6 +171,21 @@ static inline kiw_term_t kiw_fpdu_rx_error(const struct kiw_fpdu_rx *rx)
 {
 	return rx->err;
 }
+
+unsigned int kiw_fpdu_rx_room(const struct kiw_fpdu_rx *rx);
+int kiw_fpdu_rx_span(const struct kiw_fpdu_rx *rx, const u8 *peek,
+		     unsigned int n);
+void kiw_fpdu_rx_ahead_begin(struct kiw_fpdu_rx *copy,
+			     const struct kiw_fpdu_rx *rx);
+bool kiw_fpdu_rx_ahead_feed(struct kiw_fpdu_rx *copy,
+			    const struct sk_buff *skb, unsigned int off,
+			    unsigned int len);
+void kiw_fpdu_rx_ahead_commit(struct kiw_fpdu_rx *rx,
+			      const struct kiw_fpdu_rx *copy);
+void kiw_fpdu_rx_through(struct kiw_fpdu_rx *rx);
+
+/* Octets kiw_fpdu_rx_span() may need to see. */
+#define KIW_FPDU_RX_PEEK	(KIW_MPA_MARKER_SIZE + KIW_MPA_ULPDU_LEN_SIZE)
 
 int kiw_fpdu_rx_copy(struct kiw_fpdu_rx *rx, const struct sk_buff *skb,
 		     unsigned int off, void *to, unsigned int len);
@@ -205,6 +238,30 @@ static inline u16 kiw_fpdu_marker_ptr(const struct kiw_fpdu_layout *lay,
 
 	return pos ? pos - lay->lead : 0;
 }
+
+/*
+ * Where TCP will cut segments (RFC 5044 section 5, MPA-AL-1): it fills
+ * each one to the EMSS from where the last sendmsg() with MSG_EOR ended,
+ * so a run of FPDUs handed over in one sendmsg() lands whole in segments
+ * as long as no FPDU would straddle the EMSS. kiw_seg_plan_next() says,
+ * for each FPDU in turn, where a sendmsg() must end with MSG_EOR for
+ * every FPDU boundary to be a possible segment boundary.
+ */
+struct kiw_seg_plan {
+	unsigned int mss;	/* the EMSS; 0: no planning */
+	unsigned int fill;	/* octets in the segment being filled */
+};
+
+#define KIW_SEG_CUT_BEFORE	BIT(0)	/* end a sendmsg() before the FPDU */
+#define KIW_SEG_CUT_AFTER	BIT(1)	/* end one after it */
+
+static inline void kiw_seg_plan_init(struct kiw_seg_plan *p, unsigned int mss)
+{
+	p->mss = mss;
+	p->fill = 0;
+}
+
+unsigned int kiw_seg_plan_next(struct kiw_seg_plan *p, unsigned int wire_len);
 
 /*
  * Two ways to put an FPDU out: kiw_fpdu_build() describes it as vectors

@@ -89,6 +89,42 @@ unsigned int kiw_fpdu_mulpdu_at(unsigned int emss, u32 start)
 }
 EXPORT_SYMBOL_IF_KUNIT(kiw_fpdu_mulpdu_at);
 
+/**
+ * kiw_seg_plan_next - the segment boundaries around the next FPDU
+ * @p: the plan: the EMSS, and how full the current segment is
+ * @wire_len: the FPDU's length on the wire
+ *
+ * An FPDU that does not fit in what is left of the current segment starts
+ * a new one: the sendmsg() before it ends with MSG_EOR, so that TCP does
+ * not top up the short segment with the FPDU's first octets (and start
+ * every later segment inside an FPDU). An FPDU longer than the EMSS
+ * (the EMSS shrank under it) is cut by TCP wherever it must; the FPDU
+ * after it starts a segment again.
+ *
+ * Return: KIW_SEG_CUT_BEFORE and/or KIW_SEG_CUT_AFTER, or 0.
+ */
+unsigned int kiw_seg_plan_next(struct kiw_seg_plan *p, unsigned int wire_len)
+{
+	unsigned int cut = 0;
+
+	if (!p->mss)
+		return 0;
+	if (p->fill && wire_len > p->mss - p->fill) {
+		cut |= KIW_SEG_CUT_BEFORE;
+		p->fill = 0;
+	}
+	if (wire_len > p->mss) {
+		cut |= KIW_SEG_CUT_AFTER;
+		p->fill = 0;
+		return cut;
+	}
+	p->fill += wire_len;
+	if (p->fill == p->mss)
+		p->fill = 0;	/* TCP cuts here by itself */
+	return cut;
+}
+EXPORT_SYMBOL_IF_KUNIT(kiw_seg_plan_next);
+
 /*
  * The builder's cursor over the FPDU being assembled: it either records
  * vectors (@out) or copies the octets into a buffer (@lin).

@@ -386,8 +386,8 @@ static void kiw_rx_account(struct kiw_qp *qp)
 
 /*
  * end(): after the FPDU's CRC field. Only now is a good segment accounted
- * for and its message completed (kiw_fpdu.h: data() runs before the CRC
- * is known).
+ * for and its message completed (a parser fed without checking ahead
+ * runs data() before the CRC is known: kiw_fpdu.h).
  */
 static void kiw_rx_end(struct kiw_fpdu_rx *f, kiw_term_t verdict)
 {
@@ -421,21 +421,134 @@ static const struct kiw_fpdu_rx_ops kiw_rx_ops = {
 	.end = kiw_rx_end,
 };
 
+/* What a run's tcp_read_sock() actor works with. */
+struct kiw_rx_desc {
+	struct kiw_qp *qp;
+	struct sock *sk;
+};
+
+/*
+ * The octets queued from @off in @skb on, through the receive queue, as
+ * pieces to @fn until it returns false. A queued skb may start before the
+ * octets already seen (TCP queues a retransmission that overlaps them):
+ * offsets come from the sequence numbers, as in tcp_recv_skb().
+ */
+static void kiw_rx_queued(struct sock *sk, const struct sk_buff *skb,
+			  unsigned int off,
+			  bool (*fn)(void *arg, const struct sk_buff *skb,
+				     unsigned int off, unsigned int len),
+			  void *arg)
+{
+	u32 seq = TCP_SKB_CB(skb)->seq + off;
+
+	for (;;) {
+		u32 o = seq - TCP_SKB_CB(skb)->seq;
+
+		if (o < skb->len) {
+			if (!fn(arg, skb, o, skb->len - o))
+				return;
+			seq += skb->len - o;
+		}
+		if (skb_queue_is_last(&sk->sk_receive_queue, skb))
+			return;
+		skb = skb_queue_next(&sk->sk_receive_queue, skb);
+	}
+}
+
+struct kiw_rx_peek {
+	u8 buf[KIW_FPDU_RX_PEEK];
+	unsigned int n;
+};
+
+static bool kiw_rx_peek_actor(void *arg, const struct sk_buff *skb,
+			      unsigned int off, unsigned int len)
+{
+	struct kiw_rx_peek *p = arg;
+	unsigned int n = min_t(unsigned int, len, sizeof(p->buf) - p->n);
+
+	if (skb_copy_bits(skb, off, p->buf + p->n, n))
+		return false;
+	p->n += n;
+	return p->n < sizeof(p->buf);
+}
+
+static bool kiw_rx_ahead_actor(void *arg, const struct sk_buff *skb,
+			       unsigned int off, unsigned int len)
+{
+	return !kiw_fpdu_rx_ahead_feed(arg, skb, off, len);
+}
+
+/*
+ * The rest of an FPDU cannot come in while we hold its start: the
+ * receive window has less room than that rest and than a full segment
+ * (an FPDU near 64 KiB on a socket whose buffer has not grown yet). The
+ * peer would wait for a window we only open by reading.
+ */
+static bool kiw_rx_window_stuck(struct sock *sk, u32 rest)
+{
+	const struct tcp_sock *tp = tcp_sk(sk);
+
+	return tcp_receive_window(tp) < min_t(u32, rest, tp->advmss);
+}
+
+/*
+ * CRC on: check the next FPDU ahead, if all of it is queued (RFC 5044
+ * section 6: verified before DDP sees any of it). Return: false if it
+ * is not all there yet; the next sk_data_ready comes back to it. If it
+ * cannot all come in (kiw_rx_window_stuck()), the parser takes it as
+ * it arrives instead, CRC checked at its end (and nothing completes
+ * before): a connection that goes on over one that stalls for good.
+ */
+static bool kiw_rx_ahead(struct kiw_rx *rx, struct sock *sk,
+			 const struct sk_buff *skb, unsigned int off)
+{
+	u32 queued = READ_ONCE(tcp_sk(sk)->rcv_nxt) -
+		     (TCP_SKB_CB(skb)->seq + off);
+	struct kiw_rx_peek peek = {};
+	struct kiw_fpdu_rx copy;
+	int span;
+
+	kiw_rx_queued(sk, skb, off, kiw_rx_peek_actor, &peek);
+	span = kiw_fpdu_rx_span(&rx->fpdu, peek.buf, peek.n);
+	if (span > 0 && queued < (u32)span) {
+		if (!kiw_rx_window_stuck(sk, span - queued))
+			return false;
+		kiw_fpdu_rx_through(&rx->fpdu);
+		return true;
+	}
+	if (!span)
+		return false;
+	kiw_fpdu_rx_ahead_begin(&copy, &rx->fpdu);
+	kiw_rx_queued(sk, skb, off, kiw_rx_ahead_actor, &copy);
+	if (copy.state != KIW_FPDU_RX_DEAD)
+		return false;
+	kiw_fpdu_rx_ahead_commit(&rx->fpdu, &copy);
+	return true;
+}
+
 /* tcp_read_sock() actor: feed the parser, within the run's budget. */
 static int kiw_rx_actor(read_descriptor_t *desc, struct sk_buff *skb,
 			unsigned int off, size_t len)
 {
-	struct kiw_qp *qp = desc->arg.data;
-	struct kiw_rx *rx = &qp->rx;
-	size_t n = min(len, desc->count);
+	struct kiw_rx_desc *d = desc->arg.data;
+	struct kiw_rx *rx = &d->qp->rx;
+	size_t n = min(len, desc->count), done = 0, m;
 
 	if (!n)
 		return 0;	/* budget spent: tcp_read_sock() stops */
 	/* After an error everything is consumed and dropped (5041 7.1). */
-	if (!rx->stopped)
-		kiw_fpdu_rx_feed(&rx->fpdu, skb, off, n);
-	desc->count -= n;
-	return n;
+	while (!rx->stopped && done < n) {
+		m = kiw_fpdu_rx_room(&rx->fpdu);
+		if (!m && !kiw_rx_ahead(rx, d->sk, skb, off + done))
+			break;	/* the rest of the FPDU is still to come */
+		m = min_t(size_t, n - done, kiw_fpdu_rx_room(&rx->fpdu));
+		kiw_fpdu_rx_feed(&rx->fpdu, skb, off + done, m);
+		done += m;
+	}
+	if (rx->stopped)
+		done = n;
+	desc->count -= done;
+	return done;
 }
 
 /**
@@ -450,8 +563,9 @@ static int kiw_rx_actor(read_descriptor_t *desc, struct sk_buff *skb,
 int kiw_rx_run(struct kiw_qp *qp, struct sock *sk, size_t budget)
 {
 	struct kiw_rx *rx = &qp->rx;
+	struct kiw_rx_desc d = { .qp = qp, .sk = sk };
 	read_descriptor_t desc = {
-		.arg.data = qp,
+		.arg.data = &d,
 		.count = budget,
 	};
 	enum kiw_qp_state state = kiw_qp_state(qp);

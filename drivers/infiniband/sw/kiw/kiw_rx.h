@@ -16,11 +16,18 @@
  * by the socket lock, and the state below belongs to whichever run holds
  * it: it needs no lock of its own.
  *
+ * With CRC, an FPDU is taken only once all of it is queued in the socket:
+ * its CRC is checked over the skbs first (RFC 5044 section 6, MPA-RX-1;
+ * kiw_fpdu.h, "Verify first"), and one that fails puts nothing in the
+ * consumer's memory. What is not all there yet stays in the socket until
+ * the next sk_data_ready.
+ *
  * Per FPDU, the parser (kiw_fpdu.h) calls:
  *   hdr()  DDP and RDMAP checks (kiw_ddp.h order), the STag check, and the
  *          placement target: nothing is placed unless they all pass;
- *   data() placement straight from the skbs into the target pages, the
- *          CRC computed in the same pass (kiw_rx_place.c);
+ *   data() placement straight from the skbs into the target pages (the
+ *          CRC computed in the same pass when it was not checked ahead:
+ *          without CRC, nothing; kiw_rx_place.c);
  *   end()  the FPDU is good (CRC verified): account for the segment, and
  *          complete the message on its last segment. Or it is not: stop
  *          receiving for good and terminate (RFC 5044 section 8, RFC 5041

@@ -386,7 +386,7 @@ unsigned int kiw_tx_fill(struct kiw_qp *qp, u32 mss, int space)
 	struct kiw_tx *tx = &qp->tx;
 
 	kiw_tx_mss(tx, mss);
-	kiw_txb_begin(tx->b, max(space, 0));
+	kiw_txb_begin(tx->b, max(space, 0), mss);
 	while (kiw_txb_room(tx->b, tx->fpdu_max)) {
 		if (tx->cur.kind == KIW_TXM_NONE && !kiw_tx_next_msg(qp))
 			break;
@@ -453,7 +453,7 @@ int kiw_tx_build_term(struct kiw_qp *qp)
 	}
 	spin_unlock_bh(&tx->lock);
 
-	kiw_txb_begin(b, KIW_TXB_BYTES);
+	kiw_txb_begin(b, KIW_TXB_BYTES, tx->mss);
 	h = kiw_txb_hdr(b);
 	kiw_ddp_build_untagged((struct kiw_ddp_untagged_hdr *)h,
 			       kiw_rdmap_ctrl(KIW_RDMAP_TERMINATE), 0,

@@ -44,8 +44,9 @@ EXPORT_SYMBOL_IF_KUNIT(kiw_txb_free);
  * @b: the batch; its spill buffer must be empty
  * @limit: octets the batch should stay within (the socket's free space);
  *	the first FPDU is always taken, at most KIW_TXB_BYTES in all
+ * @mss: the EMSS TCP cuts segments at (0: only the batch's end is a cut)
  */
-void kiw_txb_begin(struct kiw_txb *b, unsigned int limit)
+void kiw_txb_begin(struct kiw_txb *b, unsigned int limit, unsigned int mss)
 {
 	WARN_ON_ONCE(b->nr_ref || b->spill_len);
 	b->nr_fpdu = 0;
@@ -55,6 +56,8 @@ void kiw_txb_begin(struct kiw_txb *b, unsigned int limit)
 	b->bytes = 0;
 	b->staged = false;
 	b->limit = min_t(unsigned int, limit, KIW_TXB_BYTES);
+	b->nr_cut = 0;
+	kiw_seg_plan_init(&b->plan, mss);
 }
 EXPORT_SYMBOL_IF_KUNIT(kiw_txb_begin);
 
@@ -231,6 +234,15 @@ int kiw_txb_src_tagged(struct kiw_txb *b, struct kiw_device *kdev,
 }
 EXPORT_SYMBOL_IF_KUNIT(kiw_txb_src_tagged);
 
+/* A sendmsg() ends at batch offset @at (not at the start or end). */
+static void kiw_txb_cut(struct kiw_txb *b, u32 at)
+{
+	if (!at || (b->nr_cut && b->cut[b->nr_cut - 1] >= at))
+		return;
+	if (!WARN_ON_ONCE(b->nr_cut == ARRAY_SIZE(b->cut)))
+		b->cut[b->nr_cut++] = at;
+}
+
 /**
  * kiw_txb_add - frame the current FPDU and add it to the batch
  * @b: the batch
@@ -258,6 +270,7 @@ int kiw_txb_add(struct kiw_txb *b, u32 start, bool markers, bool crc,
 		.src = b->src,
 		.nr_src = b->nr_src,
 	};
+	unsigned int cut;
 	int n;
 
 	if (WARN_ON_ONCE(b->nr_fpdu == KIW_TXB_FPDUS))
@@ -278,9 +291,14 @@ int kiw_txb_add(struct kiw_txb *b, u32 start, bool markers, bool crc,
 			return n;
 		b->nr_vec += n;
 	}
+	cut = kiw_seg_plan_next(&b->plan, f->ftx.lay.wire_len);
+	if (cut & KIW_SEG_CUT_BEFORE)
+		kiw_txb_cut(b, b->bytes);
 	b->nr_fpdu++;
 	b->nr_src = 0;
 	b->bytes += f->ftx.lay.wire_len;
+	if (cut & KIW_SEG_CUT_AFTER)
+		kiw_txb_cut(b, b->bytes);
 	return f->ftx.lay.wire_len;
 }
 EXPORT_SYMBOL_IF_KUNIT(kiw_txb_add);
@@ -319,27 +337,66 @@ void kiw_txb_iter(struct kiw_txb *b, struct iov_iter *it, struct kvec *kv)
 }
 EXPORT_SYMBOL_IF_KUNIT(kiw_txb_iter);
 
+/*
+ * Send what is left of @msg's iterator up to offset @end of an iterator
+ * that started at offset @at, in runs ending at the cuts with MSG_EOR.
+ * Return: the octets TCP took, or the socket's error if it took none.
+ */
+static int kiw_txb_send_runs(struct kiw_txb *b, struct socket *sock,
+			     struct msghdr *msg, u32 at, u32 end, bool more)
+{
+	unsigned int i = 0;
+	int done = 0;
+
+	while (at < end) {
+		size_t left = msg_data_left(msg);
+		u32 to = end;
+		int sent;
+
+		while (i < b->nr_cut && b->cut[i] <= at)
+			i++;
+		if (i < b->nr_cut && b->cut[i] < end)
+			to = b->cut[i];
+		msg->msg_flags = MSG_EOR;
+		if (to < end || more)
+			msg->msg_flags |= MSG_MORE;
+		iov_iter_truncate(&msg->msg_iter, to - at);
+		sent = kiw_txb_sendmsg(sock, msg);
+		iov_iter_reexpand(&msg->msg_iter, left - max(sent, 0));
+		if (sent < 0)
+			return done ? done : sent;
+		done += sent;
+		at += sent;
+		if (at < to)
+			break;		/* TCP is full */
+	}
+	return done;
+}
+
 /**
  * kiw_txb_send - hand the batch to TCP
  * @b: the batch
  * @sock: the connection's socket
- * @more: more FPDUs follow at once (MSG_MORE)
+ * @more: more FPDUs follow at once (MSG_MORE on the last run)
  *
- * Whatever TCP does not take now is copied into the spill buffer, so that
- * on return the batch's FPDUs are committed (RFC 5044 Appendix A.1: once
- * accepted, an FPDU is sent or the connection fails) and its regions'
- * references are dropped.
+ * The batch goes out in runs (see kiw_tx_batch.h), each ending with
+ * MSG_EOR. Whatever TCP does not take now is copied into the spill
+ * buffer, so that on return the batch's FPDUs are committed (RFC 5044
+ * Appendix A.1: once accepted, an FPDU is sent or the connection fails)
+ * and its regions' references are dropped.
  *
  * Return: 0, or the socket's error (the connection is broken).
  */
 int kiw_txb_send(struct kiw_txb *b, struct socket *sock, bool more)
 {
-	struct msghdr msg = { .msg_flags = more ? MSG_MORE : 0 };
+	struct msghdr msg = {};
+	unsigned int i, n = 0;
+	u32 base = 0;
 	struct kvec kv;
 	int sent;
 
 	kiw_txb_iter(b, &msg.msg_iter, &kv);
-	sent = kiw_txb_sendmsg(sock, &msg);
+	sent = kiw_txb_send_runs(b, sock, &msg, 0, b->bytes, more);
 	if (sent == -EAGAIN)
 		sent = 0;
 	if (sent >= 0 && sent < b->bytes && b->staged) {
@@ -351,8 +408,14 @@ int kiw_txb_send(struct kiw_txb *b, struct socket *sock, bool more)
 		b->spill_len = copy_from_iter(b->spill, b->bytes - sent,
 					      &msg.msg_iter);
 		b->spill_off = 0;
+		base = sent;
 		WARN_ON_ONCE(b->spill_len != b->bytes - sent);
 	}
+	/* The cuts still ahead, as spill buffer offsets. */
+	for (i = 0; sent >= 0 && i < b->nr_cut; i++)
+		if (b->cut[i] > sent)
+			b->cut[n++] = b->cut[i] - base;
+	b->nr_cut = n;
 	kiw_txb_put_refs(b);
 	return sent < 0 ? sent : 0;
 }
@@ -363,27 +426,32 @@ EXPORT_SYMBOL_IF_KUNIT(kiw_txb_send);
  * @b: the batch
  * @sock: the socket
  *
+ * In runs, as kiw_txb_send() would have sent it.
+ *
  * Return: 0 once the spill buffer is empty, -EAGAIN if TCP has no room
  * yet (sk_write_space will tell), or the socket's error.
  */
 int kiw_txb_push_spill(struct kiw_txb *b, struct socket *sock)
 {
+	struct msghdr msg = {};
 	struct kvec kv;
 	int sent;
 
-	while (b->spill_off < b->spill_len) {
-		struct msghdr msg = {};
-
+	if (b->spill_off < b->spill_len) {
 		kv.iov_base = b->spill + b->spill_off;
 		kv.iov_len = b->spill_len - b->spill_off;
 		iov_iter_kvec(&msg.msg_iter, ITER_SOURCE, &kv, 1, kv.iov_len);
-		sent = kiw_txb_sendmsg(sock, &msg);
+		sent = kiw_txb_send_runs(b, sock, &msg, b->spill_off,
+					 b->spill_len, false);
 		if (sent <= 0)
 			return sent ? sent : -EAGAIN;
 		b->spill_off += sent;
+		if (b->spill_off < b->spill_len)
+			return -EAGAIN;
 	}
 	b->spill_len = 0;
 	b->spill_off = 0;
+	b->nr_cut = 0;
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(kiw_txb_push_spill);

@@ -9,6 +9,15 @@
  * TCP, which copies it into its own buffers, so a work request is
  * complete once its last FPDU was accepted.
  *
+ * Segments. TCP fills each segment to the EMSS and appends to a segment
+ * it has not sent yet; an FPDU shorter than the EMSS (a message's last)
+ * would have the next FPDU's first octets appended, and every segment
+ * after it would begin inside an FPDU. So the batch goes out in runs,
+ * each a sendmsg() ending with MSG_EOR (TCP then appends nothing to that
+ * segment), cut where the next FPDU would not fit in what is left of the
+ * current segment (kiw_seg_plan_next()), and at the end of the batch:
+ * every segment begins with an FPDU (RFC 5044 section 5).
+ *
  * Without CRC an FPDU is framed as vectors over the payload pages
  * (kiw_fpdu_build()), and TCP copies straight from the regions. With CRC
  * the CRC must cover exactly the octets TCP copies, and the payload's
@@ -91,6 +100,14 @@ struct kiw_txb {
 	unsigned int bytes;	/* octets in the batch */
 	bool staged;		/* the FPDUs are in the spill buffer (CRC) */
 	unsigned int limit;	/* octets this batch should not exceed */
+	/*
+	 * Where a sendmsg() ends with MSG_EOR (kiw_seg_plan_next()): batch
+	 * offsets while the batch is built, spill buffer offsets once what
+	 * TCP did not take is there; the end of the batch is one too.
+	 */
+	struct kiw_seg_plan plan;
+	unsigned int nr_cut;
+	u32 cut[KIW_TXB_FPDUS];
 	struct kiw_txb_fpdu *fpdu;	/* KIW_TXB_FPDUS, in the linear map */
 	struct kiw_txb_end end[KIW_TXB_FPDUS];
 	struct kiw_txb_ref ref[KIW_TXB_REFS];
@@ -109,7 +126,7 @@ struct kiw_txb {
 
 struct kiw_txb *kiw_txb_alloc(void);
 void kiw_txb_free(struct kiw_txb *b);
-void kiw_txb_begin(struct kiw_txb *b, unsigned int limit);
+void kiw_txb_begin(struct kiw_txb *b, unsigned int limit, unsigned int mss);
 bool kiw_txb_room(const struct kiw_txb *b, unsigned int next);
 
 /* The current FPDU's header area, after the ULPDU_Length octets. */
