@@ -47,6 +47,25 @@ not_ok() {
 	echo "not ok $KIW_TAP_N - $*"
 }
 
+# tap_py SCRIPT ARGS...: run a Python check script of scripts/tests/ and
+# relay what it reports, one TAP line per "PASS desc" or "FAIL desc" line;
+# other lines become diagnostics. The script ends with "DONE": one that
+# died before it is a failure of its own.
+tap_py() {
+	local line done=0 rc=0 out name
+	name=$(basename "$1")
+	out=$(/usr/bin/python3 "$@" 2>&1) || rc=$?
+	while IFS= read -r line; do
+		case "$line" in
+		"PASS "*) ok "${line#PASS }" ;;
+		"FAIL "*) not_ok "${line#FAIL }" ;;
+		DONE) done=1 ;;
+		*) diag "$line" ;;
+		esac
+	done <<<"$out"
+	[ "$done" = 1 ] || not_ok "$name ran to the end (status $rc)"
+}
+
 # skip "desc" "reason": reported as skipped, never as passed.
 skip() {
 	KIW_TAP_N=$((KIW_TAP_N + 1))

@@ -16,21 +16,8 @@ check "modprobe kiw with what it needs, and user space's ib_uverbs and rdma_ucm"
 check "rmmod kiw" kiw_unload
 
 # One TAP line per round of ten the Python script reports.
-run_py() {
-	local line done=0 rc=0 out
-	out=$(/usr/bin/python3 "$KIW_TOP/scripts/tests/module_load_loop.py" \
-		"/lib/modules/$(uname -r)/extra/kiw.ko" 100 2>&1) || rc=$?
-	while IFS= read -r line; do
-		case "$line" in
-		"PASS "*) ok "${line#PASS }" ;;
-		"FAIL "*) not_ok "${line#FAIL }" ;;
-		DONE) done=1 ;;
-		*) diag "$line" ;;
-		esac
-	done <<<"$out"
-	[ "$done" = 1 ] || not_ok "module_load_loop.py ran to the end (status $rc)"
-}
-run_py
+tap_py "$KIW_TOP/scripts/tests/module_load_loop.py" \
+	"/lib/modules/$(uname -r)/extra/kiw.ko" 100
 
 check_no_output "kiw is not loaded at the end" '^kiw ' lsmod
 check "kmemleak: nothing leaked by the 100 cycles" kmemleak_check

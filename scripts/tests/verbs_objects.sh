@@ -14,20 +14,7 @@ check "modprobe kiw" kiw_load
 check "rdma link add kiw_a type kiw netdev veth-a" kiw_dev_add a kiw_a veth-a
 
 # One TAP line per check the Python script reports.
-run_py() {
-	local line done=0 rc=0 out
-	out=$(/usr/bin/python3 "$KIW_TOP/scripts/tests/verbs_objects.py" kiw_a 2>&1) || rc=$?
-	while IFS= read -r line; do
-		case "$line" in
-		"PASS "*) ok "${line#PASS }" ;;
-		"FAIL "*) not_ok "${line#FAIL }" ;;
-		DONE) done=1 ;;
-		*) diag "$line" ;;
-		esac
-	done <<<"$out"
-	[ "$done" = 1 ] || not_ok "verbs_objects.py ran to the end (status $rc)"
-}
-run_py
+tap_py "$KIW_TOP/scripts/tests/verbs_objects.py" kiw_a
 
 check "rdma link delete kiw_a" rdma link delete kiw_a
 check "rmmod kiw: no object left behind" kiw_unload

@@ -23,21 +23,7 @@ check "rdma link add siw_b type siw netdev veth-b" \
 	ip netns exec b rdma link add siw_b type siw netdev veth-b
 
 # One TAP line per check the Python script reports.
-run_py() {
-	local line done=0 rc=0 out
-	out=$(/usr/bin/python3 "$KIW_TOP/scripts/tests/verbs_semantics.py" \
-		kiw_a siw_b 2>&1) || rc=$?
-	while IFS= read -r line; do
-		case "$line" in
-		"PASS "*) ok "${line#PASS }" ;;
-		"FAIL "*) not_ok "${line#FAIL }" ;;
-		DONE) done=1 ;;
-		*) diag "$line" ;;
-		esac
-	done <<<"$out"
-	[ "$done" = 1 ] || not_ok "verbs_semantics.py ran to the end (status $rc)"
-}
-run_py
+tap_py "$KIW_TOP/scripts/tests/verbs_semantics.py" kiw_a siw_b
 
 check "rdma link delete siw_b" rdma link delete siw_b
 check "rdma link delete kiw_a" rdma link delete kiw_a
