@@ -102,6 +102,38 @@ dp_listening() {
 
 dp_gone() { ! kill -0 "$1" 2> /dev/null; }
 
+# Written once a tool could not be ended: the guest is no longer a clean
+# starting point, and the runs after it are not started (see dp_reap). A
+# file, as checks run in subshells; run.sh gives each script a fresh /tmp.
+DP_BLOCKED=/tmp/dp_blocked
+
+# dp_reap PID SECS WHAT: the exit status of the background job PID, which
+# gets SECS to end. Then it and its children get SIGKILL; a process still
+# there 10 s later is blocked in the kernel, where no signal reaches it,
+# and a wait for it would never end (as a hung connection teardown once
+# held a whole test until its timeout). That is a failure in its own
+# right: its kernel stack is shown, the blocked tasks go to the console
+# (sysrq-w), the runs after it are refused, and the status is 125.
+dp_reap() {
+	local pid=$1 p
+	if ! wait_for "$2" dp_gone "$pid"; then
+		echo "$3 still ran after $2 s: killed"
+		pkill -9 -P "$pid" 2> /dev/null
+		kill -9 "$pid" 2> /dev/null
+		if ! wait_for 10 dp_gone "$pid"; then
+			echo "$3 is blocked in the kernel (SIGKILL did not end it):"
+			for p in $pid $(pgrep -P "$pid"); do
+				echo "$p $(cat "/proc/$p/comm" 2> /dev/null):"
+				cat "/proc/$p/stack" 2> /dev/null
+			done
+			echo w > /proc/sysrq-trigger
+			echo "$3 (pid $pid)" > "$DP_BLOCKED"
+			return 125
+		fi
+	fi
+	wait "$pid"
+}
+
 # dp_stuck_diag: what the QPs and their TCP connections look like, for a
 # run that seems stuck (kiw's QPs show their send side's progress).
 dp_stuck_diag() {
@@ -118,6 +150,10 @@ dp_pair() {
 	local sns=$1 cns=$2 port=$3 scmd=() pid cpid src=0 crc=0
 	shift 3
 	rm -f "$DP_STUCK"
+	if [ -s "$DP_BLOCKED" ]; then
+		echo "not started: a process of an earlier run is blocked in the kernel: $(cat "$DP_BLOCKED")"
+		return 1
+	fi
 	while [ "$1" != -- ]; do scmd+=("$1"); shift; done
 	shift
 	# The server may wait for the client: it gets a minute more.
@@ -145,7 +181,7 @@ dp_pair() {
 		dp_stuck_diag
 		kill "$cpid" 2> /dev/null
 	fi
-	wait "$cpid" || crc=$?
+	dp_reap "$cpid" 20 "the client" || crc=$?
 	# A client that failed may leave its server waiting for it for good:
 	# a moment to end on its own, then it is ended.
 	if [ "$crc" != 0 ] && ! wait_for 20 dp_gone "$pid"; then
@@ -153,7 +189,8 @@ dp_pair() {
 		dp_stuck_diag
 		kill "$pid" 2> /dev/null
 	fi
-	wait "$pid" || src=$?
+	# Its own timeout ends a server at DP_TIMEOUT + 60 s from its start.
+	dp_reap "$pid" 80 "the server" || src=$?
 	[ "$crc" = 0 ] && [ "$src" = 0 ] && return 0
 	echo "client ($*): status $crc"
 	cat "$DP_CLI_OUT"

@@ -26,7 +26,8 @@
 # (failslab, fail_page_alloc) is off, and the RDMA providers (kiw,
 # kiw_kunit, siw, rdma_rxe) are unloaded. A provider that
 # cannot be unloaded (a leaked reference) is a failed cleanup, which fails
-# the script. Files a script changes elsewhere (/etc, /var: the overlay over
+# the script and ends the boot's run: the scripts after it are not run
+# (the host reports them so). Files a script changes elsewhere (/etc, /var: the overlay over
 # the host's root) stay for the scripts after it: restore them.
 #
 # Exit status: the script's when there is one; otherwise 0 when every script
@@ -264,6 +265,13 @@ for i in "${!scripts[@]}"; do
 	secs=$((ms / 1000)).$((ms % 1000 / 100))
 	mark "KIW-TEST-END $name exit=$rc seconds=$secs cleanup=$clean $(cpu_used "$ticks" "$(cpu_ticks)")"
 	[ "$rc" = 0 ] && [ "$clean" = ok ] || failed=1
+	# A guest that could not be put back (a process blocked in the
+	# kernel, a module that will not unload) is no starting point: the
+	# scripts after this one would fail for its sake. They are not run.
+	if [ "$clean" = failed ] && [ "$i" -lt $((${#scripts[@]} - 1)) ]; then
+		mark "# the guest is not clean after $name: the scripts after it are not run in this boot"
+		break
+	fi
 done
 
 if [ "${#scripts[@]}" = 1 ]; then
