@@ -56,7 +56,7 @@ KERNELRELEASE ?= $(shell uname -r)
 DKMS_SRC := /usr/src/kiw-$(VERSION)
 # What DKMS needs of the tree (Kbuild descends into kunit/ when the kernel
 # has KUnit).
-DKMS_FILES := dkms.conf VERSION Kbuild LICENSE drivers include kunit
+DKMS_FILES := $(shell sed -e 's/\#.*//' $(TOP)/scripts/dkms.files)
 
 .PHONY: all modules install dkms-install dkms-remove dkms-tarball clean deps \
 	demo check static kunit vmtest vmpair bench

@@ -31,7 +31,8 @@ inner=${base#"$root"}
 cleanup() { rm -rf "$base"; }
 trap cleanup EXIT
 mkdir -p "$base/src/kiw-$ver" "$base/dkms"
-(cd "$KIW_TOP" && cp -R dkms.conf VERSION Kbuild LICENSE drivers include kunit \
+# shellcheck disable=SC2046 # the list's entries have no spaces
+(cd "$KIW_TOP" && cp -R $(sed -e 's/#.*//' scripts/dkms.files) \
 	"$base/src/kiw-$ver/")
 
 log=$base/dkms.log

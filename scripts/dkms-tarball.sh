@@ -27,7 +27,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mod=$tmp/dkms_main_tree/$release/$(uname -m)
 mkdir -p "$tmp/dkms_source_tree" "$mod/module" "$mod/log"
-(cd "$top" && cp -R dkms.conf VERSION Kbuild LICENSE drivers include kunit \
+# shellcheck disable=SC2046 # the list's entries have no spaces
+(cd "$top" && cp -R $(sed -e 's/#.*//' scripts/dkms.files) \
 	"$tmp/dkms_source_tree/")
 # Without its debug information, as DKMS's own build leaves it (STRIP):
 # 0.4 MB instead of 14.
