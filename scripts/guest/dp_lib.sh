@@ -225,7 +225,11 @@ pt_results() {
 # design, but perftest 4.5+0.17 (Debian 12) crashes in that retry, inside
 # librdmacm. Seen in about one run of 15 on a loaded host, never in
 # cm_tool, rping or ucmatose, which listen once: such a run is repeated
-# too, and pt_repeated_diag says so.
+# too, and pt_repeated_diag says so. With siw as the client the reset
+# comes back from rdma_connect() itself (siw_connect() connects TCP
+# before it returns): perftest then says "Failed to connect through RDMA
+# CM" and "ERRNO: Connection refused" (seen once, ib_write_lat, kiw
+# serving siw, 2026-11-27).
 #
 # siw serving has a race of its own: siw_accept() (6.12) sends its MPA
 # Reply and only then points the socket's data_ready at the QP; a first
@@ -247,7 +251,8 @@ pt_run() {
 		if grep -q "Correlation coefficient" "$DP_CLI_OUT" "$DP_SRV_OUT"
 		then
 			echo "perftest could not calibrate its clock (try $try)"
-		elif grep -q "RDMA_CM_EVENT_REJECTED; error: -111" "$DP_CLI_OUT"
+		elif grep -qE "RDMA_CM_EVENT_REJECTED; error: -111|^ERRNO: Connection refused" \
+			"$DP_CLI_OUT"
 		then
 			echo "perftest's test connection came before its server listened (try $try)"
 			echo "$tool $*: refused, try $try" >> /tmp/pt_repeated
