@@ -2,10 +2,11 @@
 /*
  * KUnit: kernel-consumer verbs on real kiw objects built in the test (no
  * device registration): post_send translation, SQ/RQ completion order,
- * full queues, malformed work requests, flushing on error and posting
- * after it, stale completions after a flush, CQ arming for next and
- * solicited completions, missed events, CQ overflow, and fast
- * registration with local and remote invalidation through the STag table.
+ * full queues, a full SQ's next slot, malformed work requests, flushing
+ * on error and posting after it, stale completions after a flush, CQ
+ * arming for next and solicited completions, missed events, CQ overflow,
+ * and fast registration with local and remote invalidation through the
+ * STag table.
  */
 #include <kunit/test.h>
 #include <linux/gfp.h>
@@ -306,6 +307,69 @@ static void kiw_post_send_full_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kiw_post_send(&env->qp.base, &w[0].wr, &bad),
 			-ENOMEM);
 	KUNIT_EXPECT_PTR_EQ(test, bad, &w[4].wr);
+}
+
+/*
+ * An SQ entry stays VALID until it completes. Once the TX has taken a
+ * whole ring's worth, the next position's slot still holds the oldest WR,
+ * in flight: it must not be taken again as new work. It was, when the TX
+ * looked at that slot after the oldest WR's completion had been recorded
+ * but before its slot was freed: a Read ran twice and the second
+ * completion overflowed perftest's one-entry CQ (ib_read_lat, SQ and CQ
+ * of one entry).
+ */
+static void kiw_sq_wrap_run(struct kunit *test, u32 num)
+{
+	struct kiw_test_env *env = kiw_test_env(test, 8);
+	const struct ib_send_wr *bad = NULL;
+	struct ib_wc *wc = kiw_test_wcs(test, 8);
+	struct kiw_sqe sqe[5];
+	struct ib_rdma_wr w;
+	u32 i;
+
+	env->qp.sq.num = num;
+	env->qp.state = KIW_QP_RTS;
+	for (i = 0; i < num; i++) {
+		kiw_test_send_wr(&w, i, IB_WR_SEND, NULL, 0, IB_SEND_SIGNALED);
+		KUNIT_ASSERT_EQ(test, kiw_post_send(&env->qp.base, &w.wr, &bad),
+				0);
+		KUNIT_ASSERT_EQ(test, kiw_sq_fetch(&env->qp, i, &sqe[i]), 0);
+		KUNIT_ASSERT_EQ(test, sqe[i].id, (u64)i);
+	}
+	/* Every entry in flight: position num's slot holds WR 0. */
+	KUNIT_EXPECT_FALSE(test, kiw_sq_posted(&env->qp, num));
+	KUNIT_EXPECT_EQ(test, kiw_sq_fetch(&env->qp, num, &sqe[num]), -ENOENT);
+
+	/* WR 0 completes: its slot is free, and nothing is posted there yet. */
+	KUNIT_ASSERT_EQ(test, kiw_sq_complete(&env->qp, &sqe[0], IB_WC_SUCCESS,
+					      0), 0);
+	KUNIT_EXPECT_FALSE(test, kiw_sq_posted(&env->qp, num));
+	KUNIT_EXPECT_EQ(test, kiw_sq_fetch(&env->qp, num, &sqe[num]), -ENOENT);
+
+	/* The next WR goes into that slot and is taken once, as itself. */
+	kiw_test_send_wr(&w, num, IB_WR_SEND, NULL, 0, IB_SEND_SIGNALED);
+	KUNIT_ASSERT_EQ(test, kiw_post_send(&env->qp.base, &w.wr, &bad), 0);
+	KUNIT_EXPECT_TRUE(test, kiw_sq_posted(&env->qp, num));
+	KUNIT_ASSERT_EQ(test, kiw_sq_fetch(&env->qp, num, &sqe[num]), 0);
+	KUNIT_EXPECT_EQ(test, sqe[num].id, (u64)num);
+	KUNIT_EXPECT_FALSE(test, kiw_sq_posted(&env->qp, num + 1));
+	KUNIT_EXPECT_EQ(test, kiw_sq_fetch(&env->qp, num + 1, &sqe[0]),
+			-ENOENT);
+
+	for (i = 1; i <= num; i++)
+		KUNIT_ASSERT_EQ(test, kiw_sq_complete(&env->qp, &sqe[i],
+						      IB_WC_SUCCESS, 0), 0);
+	/* One completion per WR, in order: none twice, no overflow. */
+	KUNIT_ASSERT_EQ(test, kiw_test_poll(env, wc, 8), num + 1);
+	for (i = 0; i <= num; i++)
+		KUNIT_EXPECT_EQ(test, wc[i].wr_id, (u64)i);
+	KUNIT_EXPECT_EQ(test, env->cq_errors, 0);
+}
+
+static void kiw_sq_wrap_test(struct kunit *test)
+{
+	kiw_sq_wrap_run(test, 1);	/* perftest's latency tests */
+	kiw_sq_wrap_run(test, 4);
 }
 
 struct kiw_bad_wr_case {
@@ -692,6 +756,7 @@ static struct kunit_case kiw_post_test_cases[] = {
 	KUNIT_CASE(kiw_post_send_translate_test),
 	KUNIT_CASE(kiw_post_send_memory_wr_test),
 	KUNIT_CASE(kiw_post_send_full_test),
+	KUNIT_CASE(kiw_sq_wrap_test),
 	KUNIT_CASE_PARAM(kiw_post_send_bad_test, kiw_bad_wr_gen_params),
 	KUNIT_CASE(kiw_flush_test),
 	KUNIT_CASE(kiw_recv_test),

@@ -310,11 +310,37 @@ int kiw_post_recv(struct ib_qp *base, const struct ib_recv_wr *wr,
 }
 EXPORT_SYMBOL_IF_KUNIT(kiw_post_recv);
 
+/*
+ * May the slot of SQ position @pos hold a WR for @pos? An entry stays VALID
+ * until it completes, so once the TX has taken a whole ring's worth of
+ * WRs, the slot the next position maps to still holds the oldest of them,
+ * in flight: VALID, yet no new work. It can hold the WR for @pos only once
+ * the one a ring before it has completed and its slot was freed, i.e.
+ * once @get has passed that one. Reading @get with acquire orders the
+ * free before whatever is read from the slot next.
+ */
+static bool kiw_sq_in_window(struct kiw_qp *qp, u32 pos)
+{
+	/* acquire: pairs with kiw_sq_retire() */
+	return pos - smp_load_acquire(&qp->sq.get) < qp->sq.num;
+}
+
+bool kiw_sq_posted(struct kiw_qp *qp, u32 pos)
+{
+	struct siw_sqe *ring = qp->sq.ring;
+
+	return kiw_sq_in_window(qp, pos) &&
+	       kiw_ring_posted(&ring[pos & (qp->sq.num - 1)]);
+}
+EXPORT_SYMBOL_IF_KUNIT(kiw_sq_posted);
+
 int kiw_sq_fetch(struct kiw_qp *qp, u32 pos, struct kiw_sqe *sqe)
 {
 	struct siw_sqe *ring = qp->sq.ring;
 
 	sqe->pos = pos;
+	if (!kiw_sq_in_window(qp, pos))
+		return -ENOENT;
 	return kiw_sqe_copy(&ring[pos & (qp->sq.num - 1)], !qp->user,
 			    qp->max_send_sge, qp->max_inline, sqe);
 }
@@ -361,8 +387,7 @@ int kiw_sq_complete(struct kiw_qp *qp, const struct kiw_sqe *sqe,
 	 * libsiw refuses a slot still VALID. The CQE's release store orders
 	 * the free before it.
 	 */
-	kiw_ring_free(&ring[sqe->pos & (qp->sq.num - 1)]);
-	qp->sq.get++;
+	kiw_sq_retire(qp, &ring[sqe->pos & (qp->sq.num - 1)]);
 	if ((sqe->flags & SIW_WQE_SIGNALLED) || status != IB_WC_SUCCESS)
 		ret = kiw_cq_add(qp->scq, &wc, &notify);
 	spin_unlock_irqrestore(&qp->sq.lock, flags);

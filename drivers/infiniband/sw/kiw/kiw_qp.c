@@ -366,8 +366,7 @@ void kiw_sq_flush_locked(struct kiw_qp *qp, bool *notify)
 		/* Freed before its CQE shows, as in kiw_sq_complete(). */
 		id = READ_ONCE(slot->id);
 		opcode = READ_ONCE(slot->opcode);
-		kiw_ring_free(slot);
-		qp->sq.get++;
+		kiw_sq_retire(qp, slot);
 		kiw_wq_flush_one(qp, qp->scq, id, kiw_wc_opcode(opcode),
 				 notify);
 	}

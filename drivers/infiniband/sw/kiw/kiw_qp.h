@@ -11,7 +11,8 @@
  * uses the same rings, filled by kiw_post_send()/kiw_post_recv(). Ring
  * positions are free-running u32 counters; entry = pos & (num - 1).
  *
- *   get   oldest entry not yet completed (kiw_wq.lock)
+ *   get   oldest entry not yet completed (kiw_wq.lock; the TX reads the
+ *         SQ's without it, kiw_sq_fetch())
  *   put   kernel QPs: next entry post_* fills (kiw_wq.lock)
  *   tx.next / the RX's current receive: owned by the data path
  *
@@ -57,6 +58,7 @@
 #include "kiw.h"
 #include "kiw_cm.h"
 #include "kiw_cq.h"
+#include "kiw_ring.h"
 #include "kiw_rx.h"
 #include "kiw_tx.h"
 
@@ -210,10 +212,14 @@ void kiw_qp_error(struct kiw_qp *qp);
 /*
  * Work queues for the data path (kiw_qp.c). Never sleep.
  *
+ * kiw_sq_posted() is a WR posted at SQ position @pos, not yet taken?
+ *                 False while @pos's slot still holds the WR a ring
+ *                 before it (a full SQ: that one is in flight).
  * kiw_sq_fetch()  copy and validate the SQ entry at @pos: 0; -ENOENT if
- *                 nothing is posted there; -EINVAL if the entry is
- *                 malformed: @sqe has its id and pos, complete it with
- *                 IB_WC_LOC_QP_OP_ERR and move the QP to error.
+ *                 nothing is posted there (as kiw_sq_posted()); -EINVAL
+ *                 if the entry is malformed: @sqe has its id and pos,
+ *                 complete it with IB_WC_LOC_QP_OP_ERR and move the QP
+ *                 to error.
  * kiw_sq_complete() complete the oldest SQ WR (@sqe->pos must be sq.get):
  *                 a CQE if signalled or failed, then its entry is freed.
  * kiw_rq_fetch()  the receive WR for the next incoming Send: the RQ head
@@ -229,6 +235,7 @@ void kiw_qp_error(struct kiw_qp *qp);
  * sends one Terminate carrying qp->term, then calls kiw_qp_error(), which
  * flushes and asks the CM for an abortive close.
  */
+bool kiw_sq_posted(struct kiw_qp *qp, u32 pos);
 int kiw_sq_fetch(struct kiw_qp *qp, u32 pos, struct kiw_sqe *sqe);
 int kiw_sq_complete(struct kiw_qp *qp, const struct kiw_sqe *sqe,
 		    enum ib_wc_status status, u32 bytes);
@@ -260,5 +267,18 @@ void kiw_sq_flush_locked(struct kiw_qp *qp, bool *notify);
 void kiw_rq_flush_locked(struct kiw_qp *qp, bool *notify);
 int kiw_wq_flush_one(struct kiw_qp *qp, struct kiw_cq *cq, u64 wr_id,
 		     enum ib_wc_opcode opcode, bool *notify);
+
+/*
+ * Hand the SQ's oldest entry, @slot, back to its poster and move @get past
+ * it: the free before @get moves (kiw_sq_fetch() relies on it). Under
+ * sq.lock.
+ */
+static inline void kiw_sq_retire(struct kiw_qp *qp, struct siw_sqe *slot)
+{
+	lockdep_assert_held(&qp->sq.lock);
+	kiw_ring_free(slot);
+	/* release: the slot is free before @get says so */
+	smp_store_release(&qp->sq.get, qp->sq.get + 1);
+}
 
 #endif /* KIW_QP_H */

@@ -202,10 +202,8 @@ static void kiw_tx_complete(struct kiw_qp *qp, const struct kiw_txc_rec *rec,
  */
 static void kiw_tx_sq_recheck(struct kiw_qp *qp, u32 tail)
 {
-	struct siw_sqe *ring = qp->sq.ring;
-
 	smp_mb();	/* pairs with libsiw's seq_cst store and load */
-	if (kiw_ring_posted(&ring[tail & (qp->sq.num - 1)]))
+	if (kiw_sq_posted(qp, tail))
 		kiw_tx_kick(qp);
 }
 
@@ -493,12 +491,11 @@ static int kiw_tx_broken(struct kiw_qp *qp, int err)
 static bool kiw_tx_drained(struct kiw_qp *qp)
 {
 	struct kiw_tx *tx = &qp->tx;
-	struct siw_sqe *ring = qp->sq.ring;
 
 	if (tx->cur.kind != KIW_TXM_NONE || tx->b->spill_len ||
 	    kiw_rdq_head(&tx->irq_q) >= 0)
 		return false;	/* a Read Response still to send or in flight */
-	return !kiw_ring_posted(&ring[tx->txc.tail & (qp->sq.num - 1)]);
+	return !kiw_sq_posted(qp, tx->txc.tail);
 }
 
 /*
