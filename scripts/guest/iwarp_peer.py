@@ -55,29 +55,6 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import mpa_peer as mp  # noqa: E402
 
 # ---------------------------------------------------------------------------
-# CRC32c, table-driven (the bitwise one in mpa_peer.py is too slow for
-# payloads under TCG).
-
-_CRC_TABLE = []
-for _i in range(256):
-    _c = _i
-    for _ in range(8):
-        _c = (_c >> 1) ^ (0x82f63b78 if _c & 1 else 0)
-    _CRC_TABLE.append(_c)
-
-
-def crc32c(data, crc=0):
-    crc ^= 0xffffffff
-    t = _CRC_TABLE
-    for b in data:
-        crc = t[(crc ^ b) & 0xff] ^ (crc >> 8)
-    return crc ^ 0xffffffff
-
-
-assert crc32c(b"123456789") == 0xe3069283          # the check value
-assert crc32c(bytes(32)) == mp.crc32c(bytes(32))   # RFC 3720 B.4 (0s)
-
-# ---------------------------------------------------------------------------
 # DDP (RFC 5041 section 4) and RDMAP (RFC 5040 section 4) headers.
 
 OP_WRITE, OP_READ_REQ, OP_READ_RESP, OP_SEND = 0, 1, 2, 3
@@ -264,7 +241,7 @@ class Stream:
             out += body[i:i + n]
             i += n
             o += n
-        crc = crc32c(out) if self.crc else 0
+        crc = mp.crc32c(out) if self.crc else 0
         if crc_bad:
             crc ^= 0x00010000
         out += struct.pack("<I", crc)
@@ -344,7 +321,7 @@ class Stream:
         ulen = struct.unpack(">H", log[:2])[0]
         if any(log[2 + ulen:]):
             good = False
-        if self.crc and crc_field != struct.pack("<I", crc32c(img)):
+        if self.crc and crc_field != struct.pack("<I", mp.crc32c(img)):
             good = False
         del self.raw[:i]
         self.rx_off = o
