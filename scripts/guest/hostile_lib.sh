@@ -3,8 +3,9 @@
 # Helpers for the hostile-peer VM tests (dp_hostile.sh, robust_corpus.sh);
 # source after lib.sh and cm_lib.sh.
 #
-# The raw peer is scripts/guest/iwarp_peer.py (one process per batch:
-# Python starts slowly under TCG), the consumer behind kiw is
+# The raw peer is scripts/guest/iwarp_peer.py ($PEER, one process per
+# batch: Python starts slowly under TCG; robust_corpus.sh sets it to
+# iwarp_corpus.py, which adds "corpus" lines), the consumer behind kiw is
 # scripts/guest/iw_target.c. Every case has a name; the peer prints
 #   CASE NAME / RESULT case=NAME k=v... / TWANT case=NAME k=v...
 # and the consumer, when the connection is over,

@@ -1,7 +1,14 @@
+#!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #
-# iwarp_corpus: kiw's robustness corpus (issue 8), played by iwarp_peer.py
-# ("corpus HOST PORT seed=S count=N [first=K] [kinds=a,b] [key=value...]").
+# iwarp_corpus: kiw's robustness corpus (issue 8), played with the raw peer
+# of iwarp_peer.py (which this module imports; it does not import this one).
+#
+#   iwarp_corpus.py batch < FILE
+#       iwarp_peer.py's batch lines, and
+#         corpus HOST PORT seed=S count=N [first=K] [kinds=a,b] [key=value...]
+#   iwarp_corpus.py check PEER_OUT DONE_OUT
+#       a corpus run's verdicts and the consumer's view, per kind
 #
 # Case i of a corpus is built from random.Random(seed * 1000003 + i) alone,
 # so any case can be replayed by itself (first=i count=1). Kinds take turns
@@ -27,6 +34,7 @@ import collections
 import random
 import socket
 import struct
+import sys
 import time
 
 import mpa_peer as mp
@@ -561,3 +569,18 @@ def check(peer_out, target_out):
     for kind, k in sorted(kinds.items()):
         print("KIND kind=%s verdicts=%d/%d consumer=%d/%d" % (
             kind, k[0], k[1], k[2], k[3]))
+
+
+def corpus_line(words):
+    """A batch line "corpus HOST PORT key=value...": run() it."""
+    run(words[1], int(words[2]), dict(w.split("=", 1) for w in words[3:]))
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] == ["batch"]:
+        ip.batch({"corpus": corpus_line})
+    elif sys.argv[1:2] == ["check"] and len(sys.argv) == 4:
+        check(sys.argv[2], sys.argv[3])
+    else:
+        sys.exit("usage: iwarp_corpus.py batch < FILE | "
+                 "check PEER_OUT DONE_OUT")

@@ -17,12 +17,13 @@
 #       one scenario per line:
 #         NAME initiate HOST PORT SCENARIO [key=value...]
 #         NAME respond HOST PORT SCENARIO [key=value...]
-#         corpus HOST PORT seed=S count=N [first=K] [kinds=a,b]
 #       (initiate: we connect to kiw's listener; respond: we listen and
 #       kiw's iw_target client connects; respond cases share a listening
 #       socket and print LISTENING when ready for the next connection)
-#   iwarp_peer.py check PEER_OUT DONE_OUT
-#       a corpus run's verdicts and the consumer's view, per kind
+#
+# The robustness corpus (iwarp_corpus.py) builds on this module, never the
+# other way: "iwarp_corpus.py batch" plays the same lines and "corpus"
+# lines too, and "iwarp_corpus.py check" summarizes a corpus run.
 #
 # Keys: rev=1|2 (MPA revision, default 2), crc=0|1 (our C bit, default 1),
 # m=0|1 (our M bit: kiw then puts markers in what it sends), ird=, ord=
@@ -53,29 +54,6 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import mpa_peer as mp  # noqa: E402
-
-# ---------------------------------------------------------------------------
-# CRC32c, table-driven (the bitwise one in mpa_peer.py is too slow for
-# payloads under TCG).
-
-_CRC_TABLE = []
-for _i in range(256):
-    _c = _i
-    for _ in range(8):
-        _c = (_c >> 1) ^ (0x82f63b78 if _c & 1 else 0)
-    _CRC_TABLE.append(_c)
-
-
-def crc32c(data, crc=0):
-    crc ^= 0xffffffff
-    t = _CRC_TABLE
-    for b in data:
-        crc = t[(crc ^ b) & 0xff] ^ (crc >> 8)
-    return crc ^ 0xffffffff
-
-
-assert crc32c(b"123456789") == 0xe3069283          # the check value
-assert crc32c(bytes(32)) == mp.crc32c(bytes(32))   # RFC 3720 B.4 (0s)
 
 # ---------------------------------------------------------------------------
 # DDP (RFC 5041 section 4) and RDMAP (RFC 5040 section 4) headers.
@@ -264,7 +242,7 @@ class Stream:
             out += body[i:i + n]
             i += n
             o += n
-        crc = crc32c(out) if self.crc else 0
+        crc = mp.crc32c(out) if self.crc else 0
         if crc_bad:
             crc ^= 0x00010000
         out += struct.pack("<I", crc)
@@ -344,7 +322,7 @@ class Stream:
         ulen = struct.unpack(">H", log[:2])[0]
         if any(log[2 + ulen:]):
             good = False
-        if self.crc and crc_field != struct.pack("<I", crc32c(img)):
+        if self.crc and crc_field != struct.pack("<I", mp.crc32c(img)):
             good = False
         del self.raw[:i]
         self.rx_off = o
@@ -920,15 +898,17 @@ def batch_line(words):
     print(twant_line(c), flush=True)
 
 
-def batch():
+def batch(commands=None):
+    """Play the scenarios on stdin, one a line. commands maps a line's
+    first word to a handler of the line's words, for lines that are not a
+    scenario (iwarp_corpus.py adds "corpus")."""
+    commands = commands or {}
     for line in sys.stdin:
         words = line.split()
         if not words or words[0].startswith("#"):
             continue
-        if words[0] == "corpus":
-            import iwarp_corpus
-            iwarp_corpus.run(words[1], int(words[2]),
-                       dict(w.split("=", 1) for w in words[3:]))
+        if words[0] in commands:
+            commands[words[0]](words)
             continue
         print("CASE " + words[0], flush=True)
         try:
@@ -942,8 +922,5 @@ def batch():
 if __name__ == "__main__":
     if sys.argv[1:] == ["batch"]:
         batch()
-    elif sys.argv[1:2] == ["check"] and len(sys.argv) == 4:
-        import iwarp_corpus
-        iwarp_corpus.check(sys.argv[2], sys.argv[3])
     else:
-        sys.exit("usage: iwarp_peer.py batch < FILE | check PEER_OUT DONE_OUT")
+        sys.exit("usage: iwarp_peer.py batch < FILE")

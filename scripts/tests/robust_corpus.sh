@@ -24,6 +24,8 @@
 . "$KIW_TOP/scripts/guest/cm_lib.sh"
 . "$KIW_TOP/scripts/guest/hostile_lib.sh"
 
+# The corpus's own peer: iwarp_peer.py's batch lines and "corpus" lines.
+PEER="/usr/bin/python3 -S $KIW_TOP/scripts/guest/iwarp_corpus.py"
 SRV=10.77.0.2 LPORT=7300
 SEED=${KIW_CORPUS_SEED:-20261121}
 if [ "${KIW_LONG:-0}" = 1 ]; then
