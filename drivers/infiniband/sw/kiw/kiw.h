@@ -153,8 +153,9 @@ extern const struct ib_device_ops kiw_verbs_ops;
 /* kiw_restrack.c: what "rdma res show" shows of kiw's objects */
 extern const struct ib_device_ops kiw_restrack_ops;
 int kiw_take_slot(atomic_t *count, int max);
-struct rdma_user_mmap_entry *kiw_mmap_insert(struct ib_ucontext *uctx,
-					     void *addr, size_t len, u64 *key);
+int kiw_mmap_ring(struct ib_udata *udata, void *addr, size_t len,
+		  struct rdma_user_mmap_entry **entry, u64 *key);
+void kiw_mmap_ring_free(struct rdma_user_mmap_entry *entry, void *ring);
 void kiw_device_init_objects(struct kiw_device *kdev);
 void kiw_device_fini_objects(struct kiw_device *kdev);
 

@@ -262,22 +262,16 @@ EXPORT_SYMBOL_IF_KUNIT(kiw_req_notify_cq);
 static int kiw_cq_map_user(struct kiw_cq *cq, struct ib_udata *udata,
 			   size_t size)
 {
-	struct kiw_ucontext *uctx = rdma_udata_to_drv_context(udata,
-				struct kiw_ucontext, base);
 	struct siw_uresp_create_cq uresp = {
 		.num_cqe = cq->num_cqe,
 	};
+	int ret;
 
 	if (udata->outlen < sizeof(uresp))
 		return -EINVAL;
-	cq->entry = kiw_mmap_insert(&uctx->base, cq->queue, size,
-				    &uresp.cq_key);
-	if (IS_ERR(cq->entry)) {
-		int ret = PTR_ERR(cq->entry);
-
-		cq->entry = NULL;
+	ret = kiw_mmap_ring(udata, cq->queue, size, &cq->entry, &uresp.cq_key);
+	if (ret)
 		return ret;
-	}
 	/* Only for libsiw's messages: unique within the user context. */
 	uresp.cq_id = uresp.cq_key >> PAGE_SHIFT;
 	return ib_copy_to_udata(udata, &uresp, sizeof(uresp));
@@ -326,9 +320,7 @@ int kiw_create_cq(struct ib_cq *base, const struct ib_cq_init_attr *attr,
 	return 0;
 
 err_free:
-	if (cq->entry)
-		rdma_user_mmap_entry_remove(cq->entry);
-	vfree(cq->queue);
+	kiw_mmap_ring_free(cq->entry, cq->queue);
 err_slot:
 	atomic_dec(&kdev->num_cq);
 	return ret;
@@ -343,9 +335,7 @@ int kiw_destroy_cq(struct ib_cq *base, struct ib_udata *udata)
 {
 	struct kiw_cq *cq = to_kiw_cq(base);
 
-	if (cq->entry)
-		rdma_user_mmap_entry_remove(cq->entry);
-	vfree(cq->queue);
+	kiw_mmap_ring_free(cq->entry, cq->queue);
 	atomic_dec(&to_kiw_dev(base->device)->num_cq);
 	return 0;
 }

@@ -586,29 +586,18 @@ static int kiw_wq_alloc(struct kiw_wq *wq, u32 wr, size_t entry, bool user)
 
 static void kiw_wq_free(struct kiw_wq *wq)
 {
-	if (wq->entry)
-		rdma_user_mmap_entry_remove(wq->entry);
-	vfree(wq->ring);
+	kiw_mmap_ring_free(wq->entry, wq->ring);
 }
 
-static int kiw_wq_map(struct kiw_wq *wq, struct ib_ucontext *uctx,
+static int kiw_wq_map(struct kiw_wq *wq, struct ib_udata *udata,
 		      size_t entry, __u64 *key)
 {
-	wq->entry = kiw_mmap_insert(uctx, wq->ring, wq->num * entry, key);
-	if (IS_ERR(wq->entry)) {
-		int ret = PTR_ERR(wq->entry);
-
-		wq->entry = NULL;
-		return ret;
-	}
-	return 0;
+	return kiw_mmap_ring(udata, wq->ring, wq->num * entry, &wq->entry, key);
 }
 
 /* libsiw maps the rings with the keys and sizes it is told here. */
 static int kiw_qp_map_user(struct kiw_qp *qp, struct ib_udata *udata)
 {
-	struct kiw_ucontext *uctx = rdma_udata_to_drv_context(udata,
-				struct kiw_ucontext, base);
 	struct siw_uresp_create_qp uresp = {
 		.qp_id = qp->base.qp_num,
 		.num_sqe = qp->sq.num,
@@ -618,10 +607,10 @@ static int kiw_qp_map_user(struct kiw_qp *qp, struct ib_udata *udata)
 
 	if (udata->outlen < sizeof(uresp))
 		return -EINVAL;
-	ret = kiw_wq_map(&qp->sq, &uctx->base, sizeof(struct siw_sqe),
+	ret = kiw_wq_map(&qp->sq, udata, sizeof(struct siw_sqe),
 			 &uresp.sq_key);
 	if (!ret && !qp->srq)
-		ret = kiw_wq_map(&qp->rq, &uctx->base, sizeof(struct siw_rqe),
+		ret = kiw_wq_map(&qp->rq, udata, sizeof(struct siw_rqe),
 				 &uresp.rq_key);
 	if (!ret)
 		ret = ib_copy_to_udata(udata, &uresp, sizeof(uresp));

@@ -395,7 +395,7 @@ static void kiw_rx_end(struct kiw_fpdu_rx *f, kiw_term_t verdict)
 	struct kiw_rx *rx = &qp->rx;
 
 	kiw_stats_rx_fpdu(qp->kdev, f, verdict);
-	trace_kiw_fpdu_rx(qp, f, verdict);
+	trace_kiw_fpdu_rx(qp, NULL, f, verdict);
 	if (verdict) {
 		kiw_rx_fail(qp, verdict, NULL);
 		return;

@@ -97,22 +97,17 @@ int kiw_post_srq_recv(struct ib_srq *base, const struct ib_recv_wr *wr,
 static int kiw_srq_map_user(struct kiw_srq *srq, struct ib_udata *udata,
 			    size_t size)
 {
-	struct kiw_ucontext *uctx = rdma_udata_to_drv_context(udata,
-				struct kiw_ucontext, base);
 	struct siw_uresp_create_srq uresp = {
 		.num_rqe = srq->num,
 	};
+	int ret;
 
 	if (udata->outlen < sizeof(uresp))
 		return -EINVAL;
-	srq->entry = kiw_mmap_insert(&uctx->base, srq->ring, size,
-				     &uresp.srq_key);
-	if (IS_ERR(srq->entry)) {
-		int ret = PTR_ERR(srq->entry);
-
-		srq->entry = NULL;
+	ret = kiw_mmap_ring(udata, srq->ring, size, &srq->entry,
+			    &uresp.srq_key);
+	if (ret)
 		return ret;
-	}
 	return ib_copy_to_udata(udata, &uresp, sizeof(uresp));
 }
 
@@ -157,9 +152,7 @@ int kiw_create_srq(struct ib_srq *base, struct ib_srq_init_attr *init,
 	return 0;
 
 err_free:
-	if (srq->entry)
-		rdma_user_mmap_entry_remove(srq->entry);
-	vfree(srq->ring);
+	kiw_mmap_ring_free(srq->entry, srq->ring);
 err_slot:
 	atomic_dec(&kdev->num_srq);
 	return ret;
@@ -204,9 +197,7 @@ int kiw_destroy_srq(struct ib_srq *base, struct ib_udata *udata)
 {
 	struct kiw_srq *srq = to_kiw_srq(base);
 
-	if (srq->entry)
-		rdma_user_mmap_entry_remove(srq->entry);
-	vfree(srq->ring);
+	kiw_mmap_ring_free(srq->entry, srq->ring);
 	atomic_dec(&to_kiw_dev(base->device)->num_srq);
 	return 0;
 }

@@ -100,26 +100,26 @@ static void kiw_trace_ddp(const u8 *h, unsigned int len, u8 *ddp_ctrl,
 	}
 }
 
-/* The FPDU kiw_txb_add() just added to @b. */
-static void kiw_trace_fpdu_tx(const struct kiw_txb *b, u32 *off, u16 *ulpdu,
-			      u8 *ddp_ctrl, u8 *rdmap_ctrl, u32 *stag_qn,
-			      u32 *msn, u64 *to_mo)
+/*
+ * A sent FPDU, the one kiw_txb_add() just added to @b; or, @b NULL, the
+ * received @f the parser ends (end()), with as much of its header as it has.
+ */
+static void kiw_trace_fpdu(const struct kiw_txb *b, const struct kiw_fpdu_rx *f,
+			   u32 *off, u16 *ulpdu, u8 *ddp_ctrl, u8 *rdmap_ctrl,
+			   u32 *stag_qn, u32 *msn, u64 *to_mo)
 {
-	const struct kiw_txb_fpdu *f = &b->fpdu[b->nr_fpdu - 1];
+	const struct kiw_txb_fpdu *t;
+	unsigned int have;
 
-	*off = f->ftx.lay.start;
-	*ulpdu = f->ftx.lay.ulpdu_len;
-	kiw_trace_ddp(f->hdr + KIW_MPA_ULPDU_LEN_SIZE, *ulpdu, ddp_ctrl,
-		      rdmap_ctrl, stag_qn, msn, to_mo);
-}
-
-/* The FPDU the parser ends (end()): as much of its header as it has. */
-static void kiw_trace_fpdu_rx(const struct kiw_fpdu_rx *f, u32 *off,
-			      u16 *ulpdu, u8 *ddp_ctrl, u8 *rdmap_ctrl,
-			      u32 *stag_qn, u32 *msn, u64 *to_mo)
-{
-	unsigned int have = f->hdr_len ? min(f->hdr_len, f->ulpdu_len) : 0;
-
+	if (b) {
+		t = &b->fpdu[b->nr_fpdu - 1];
+		*off = t->ftx.lay.start;
+		*ulpdu = t->ftx.lay.ulpdu_len;
+		kiw_trace_ddp(t->hdr + KIW_MPA_ULPDU_LEN_SIZE, *ulpdu,
+			      ddp_ctrl, rdmap_ctrl, stag_qn, msn, to_mo);
+		return;
+	}
+	have = f->hdr_len ? min(f->hdr_len, f->ulpdu_len) : 0;
 	*off = f->fpdu_off;
 	*ulpdu = f->ulpdu_len;
 	kiw_trace_ddp(f->hdr, have, ddp_ctrl, rdmap_ctrl, stag_qn, msn, to_mo);

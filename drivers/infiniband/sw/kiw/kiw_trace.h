@@ -187,61 +187,54 @@ DEFINE_EVENT(kiw_term_class, kiw_term_rx,
 
 /*
  * An FPDU: its stream offset from SeqStart, ULPDU_Length, and its DDP
- * header decoded, tagged (STag, TO) or untagged (QN, MO, MSN).
+ * header decoded, tagged (STag, TO) or untagged (QN, MO, MSN). Sent, it is
+ * the one kiw_txb_add() just added to @b (@f NULL); received, it is @f as
+ * the parser ends it, with the parser's @verdict (@b NULL). One class, so
+ * one record: a sent FPDU's verdict is 0 and not printed.
  */
-TRACE_EVENT(kiw_fpdu_tx,
-	    TP_PROTO(const struct kiw_qp *qp, const struct kiw_txb *b),
-	    TP_ARGS(qp, b),
-	    TP_STRUCT__entry(__array(char, dev, KIW_TRACE_DEV_LEN)
-			     __field(u32, qpn)
-			     __field(u32, off)
-			     __field(u16, ulpdu)
-			     __field(u8, ddp_ctrl)
-			     __field(u8, rdmap_ctrl)
-			     __field(u32, stag_qn)
-			     __field(u32, msn)
-			     __field(u64, to_mo)),
-	    TP_fast_assign(strscpy(__entry->dev, kiw_trace_qp_dev(qp),
-				   KIW_TRACE_DEV_LEN);
-			   __entry->qpn = kiw_trace_qpn(qp);
-			   kiw_trace_fpdu_tx(b, &__entry->off, &__entry->ulpdu,
-					     &__entry->ddp_ctrl,
-					     &__entry->rdmap_ctrl,
-					     &__entry->stag_qn, &__entry->msn,
-					     &__entry->to_mo)),
-	    KIW_TRACE_FPDU_PRINTK("%s", "")
+DECLARE_EVENT_CLASS(kiw_fpdu_class,
+		    TP_PROTO(const struct kiw_qp *qp, const struct kiw_txb *b,
+			     const struct kiw_fpdu_rx *f, kiw_term_t verdict),
+		    TP_ARGS(qp, b, f, verdict),
+		    TP_STRUCT__entry(__array(char, dev, KIW_TRACE_DEV_LEN)
+				     __field(u32, qpn)
+				     __field(u32, off)
+				     __field(u16, ulpdu)
+				     __field(u8, ddp_ctrl)
+				     __field(u8, rdmap_ctrl)
+				     __field(u32, stag_qn)
+				     __field(u32, msn)
+				     __field(u64, to_mo)
+				     __field(u32, verdict)),
+		    TP_fast_assign(strscpy(__entry->dev, kiw_trace_qp_dev(qp),
+					   KIW_TRACE_DEV_LEN);
+				   __entry->qpn = kiw_trace_qpn(qp);
+				   kiw_trace_fpdu(b, f, &__entry->off,
+						  &__entry->ulpdu,
+						  &__entry->ddp_ctrl,
+						  &__entry->rdmap_ctrl,
+						  &__entry->stag_qn,
+						  &__entry->msn,
+						  &__entry->to_mo);
+				   __entry->verdict = verdict),
+		    KIW_TRACE_FPDU_PRINTK("%s", "")
 );
 
-TRACE_EVENT(kiw_fpdu_rx,
-	    TP_PROTO(const struct kiw_qp *qp, const struct kiw_fpdu_rx *f,
-		     kiw_term_t verdict),
-	    TP_ARGS(qp, f, verdict),
-	    TP_STRUCT__entry(__array(char, dev, KIW_TRACE_DEV_LEN)
-			     __field(u32, qpn)
-			     __field(u32, off)
-			     __field(u16, ulpdu)
-			     __field(u8, ddp_ctrl)
-			     __field(u8, rdmap_ctrl)
-			     __field(u32, stag_qn)
-			     __field(u32, msn)
-			     __field(u64, to_mo)
-			     __field(u32, verdict)),
-	    TP_fast_assign(strscpy(__entry->dev, kiw_trace_qp_dev(qp),
-				   KIW_TRACE_DEV_LEN);
-			   __entry->qpn = kiw_trace_qpn(qp);
-			   kiw_trace_fpdu_rx(f, &__entry->off, &__entry->ulpdu,
-					     &__entry->ddp_ctrl,
-					     &__entry->rdmap_ctrl,
-					     &__entry->stag_qn, &__entry->msn,
-					     &__entry->to_mo);
-			   __entry->verdict = verdict),
-	    KIW_TRACE_FPDU_PRINTK(" verdict=%s/0x%x/0x%02x",
-				  __entry->verdict ?
-				  kiw_show_layer((__entry->verdict >> 12) & 0xf) :
-				  "ok",
-				  (__entry->verdict >> 8) & 0xf,
-				  __entry->verdict & 0xff)
-);
+DEFINE_EVENT(kiw_fpdu_class, kiw_fpdu_tx,
+	     TP_PROTO(const struct kiw_qp *qp, const struct kiw_txb *b,
+		      const struct kiw_fpdu_rx *f, kiw_term_t verdict),
+	     TP_ARGS(qp, b, f, verdict));
+
+DEFINE_EVENT_PRINT(kiw_fpdu_class, kiw_fpdu_rx,
+		   TP_PROTO(const struct kiw_qp *qp, const struct kiw_txb *b,
+			    const struct kiw_fpdu_rx *f, kiw_term_t verdict),
+		   TP_ARGS(qp, b, f, verdict),
+		   KIW_TRACE_FPDU_PRINTK(" verdict=%s/0x%x/0x%02x",
+					 __entry->verdict ?
+					 kiw_show_layer((__entry->verdict >> 12) &
+							0xf) : "ok",
+					 (__entry->verdict >> 8) & 0xf,
+					 __entry->verdict & 0xff));
 
 TRACE_EVENT(kiw_rx_run,
 	    TP_PROTO(const struct kiw_qp *qp, u32 budget, u32 taken,

@@ -467,7 +467,7 @@ int kiw_tx_build_term(struct kiw_qp *qp)
 	tx->off += n;
 	kiw_stats_tx_fpdu(qp->kdev, b);
 	kiw_stats_term(qp->kdev, term, true);
-	trace_kiw_fpdu_tx(qp, b);
+	trace_kiw_fpdu_tx(qp, b, NULL, 0);
 	trace_kiw_term_tx(qp, term);
 	tx->term_sent = true;
 	return 0;

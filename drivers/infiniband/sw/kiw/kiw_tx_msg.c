@@ -522,7 +522,7 @@ int kiw_tx_seg(struct kiw_qp *qp)
 		return n;
 	tx->off += n;
 	kiw_stats_tx_fpdu(qp->kdev, tx->b);
-	trace_kiw_fpdu_tx(qp, tx->b);
+	trace_kiw_fpdu_tx(qp, tx->b, NULL, 0);
 	if (seg.last)
 		kiw_tx_msg_end(tx);
 	return 0;

@@ -78,29 +78,43 @@ struct kiw_mmap_entry {
 #define KIW_MMAP_MIN_PGOFF ((SIW_INVAL_UOBJ_KEY >> PAGE_SHIFT) + 1)
 
 /*
- * Offer @len octets at @addr to user space; *@key is the mmap offset to
- * give it. Remove the entry (rdma_user_mmap_entry_remove()) when the object
- * goes; the memory itself may outlive a mapping's entry, since the pages a
- * process has mapped are reference counted.
+ * Offer the ring of @len octets at @addr (vmalloc_user() memory) to the user
+ * context of @udata: *@entry is its mapping's entry, or NULL when this
+ * fails, and *@key the mmap offset to tell libsiw. Hand the entry to
+ * kiw_mmap_ring_free() when the object goes; the memory itself may outlive
+ * a mapping's entry, since the pages a process has mapped are reference
+ * counted.
  */
-struct rdma_user_mmap_entry *kiw_mmap_insert(struct ib_ucontext *uctx,
-					     void *addr, size_t len, u64 *key)
+int kiw_mmap_ring(struct ib_udata *udata, void *addr, size_t len,
+		  struct rdma_user_mmap_entry **entry, u64 *key)
 {
-	struct kiw_mmap_entry *entry;
+	struct kiw_ucontext *uctx = rdma_udata_to_drv_context(udata,
+				struct kiw_ucontext, base);
+	struct kiw_mmap_entry *e;
 	int ret;
 
-	entry = kzalloc(sizeof(*entry), GFP_KERNEL);
-	if (!entry)
-		return ERR_PTR(-ENOMEM);
-	entry->addr = addr;
-	ret = rdma_user_mmap_entry_insert_range(uctx, &entry->base, len,
+	*entry = NULL;
+	e = kzalloc(sizeof(*e), GFP_KERNEL);
+	if (!e)
+		return -ENOMEM;
+	e->addr = addr;
+	ret = rdma_user_mmap_entry_insert_range(&uctx->base, &e->base, len,
 						KIW_MMAP_MIN_PGOFF, U32_MAX);
 	if (ret) {
-		kfree(entry);
-		return ERR_PTR(ret);
+		kfree(e);
+		return ret;
 	}
-	*key = rdma_user_mmap_get_offset(&entry->base);
-	return &entry->base;
+	*key = rdma_user_mmap_get_offset(&e->base);
+	*entry = &e->base;
+	return 0;
+}
+
+/* Withdraw a ring's mapping entry, if it was offered one; free the ring. */
+void kiw_mmap_ring_free(struct rdma_user_mmap_entry *entry, void *ring)
+{
+	if (entry)
+		rdma_user_mmap_entry_remove(entry);
+	vfree(ring);
 }
 
 static int kiw_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma)
