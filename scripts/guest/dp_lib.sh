@@ -134,6 +134,14 @@ dp_reap() {
 	wait "$pid"
 }
 
+# dp_unblocked: no process of an earlier run is stuck in the kernel (else
+# say which, and fail: the run is not started).
+dp_unblocked() {
+	[ -s "$DP_BLOCKED" ] || return 0
+	echo "not started: a process of an earlier run is blocked in the kernel: $(cat "$DP_BLOCKED")"
+	return 1
+}
+
 # dp_stuck_diag: what the QPs and their TCP connections look like, for a
 # run that seems stuck (kiw's QPs show their send side's progress).
 dp_stuck_diag() {
@@ -150,10 +158,7 @@ dp_pair() {
 	local sns=$1 cns=$2 port=$3 scmd=() pid cpid src=0 crc=0
 	shift 3
 	rm -f "$DP_STUCK"
-	if [ -s "$DP_BLOCKED" ]; then
-		echo "not started: a process of an earlier run is blocked in the kernel: $(cat "$DP_BLOCKED")"
-		return 1
-	fi
+	dp_unblocked || return 1
 	while [ "$1" != -- ]; do scmd+=("$1"); shift; done
 	shift
 	# The server may wait for the client: it gets a minute more.
@@ -163,7 +168,7 @@ dp_pair() {
 	if ! wait_for 60 dp_listening "$sns" "$port"; then
 		echo "the server did not listen on port $port:"
 		kill "$pid" 2>/dev/null
-		wait "$pid"
+		dp_reap "$pid" 10 "the server"
 		cat "$DP_SRV_OUT"
 		return 1
 	fi
@@ -418,21 +423,24 @@ dp_rping_counted() {
 # cmtime's server never ends on its own: it is stopped (by its pid) once
 # the client is done, and must not have reported an error by then.
 dp_cmtime() {
-	local pid rc=0
+	local pid cpid rc=0
+	dp_unblocked || return 1
 	ip netns exec "$PT_SNS" timeout "$((DP_TIMEOUT + 60))" \
 		cmtime -b "$PT_SADDR" > "$DP_SRV_OUT" 2>&1 &
 	pid=$!
 	if ! wait_for 60 dp_listening "$PT_SNS" 7471; then
 		echo "the server did not listen on port 7471:"
 		kill "$pid" 2> /dev/null
-		wait "$pid"
+		dp_reap "$pid" 10 "the server"
 		cat "$DP_SRV_OUT"
 		return 1
 	fi
 	ip netns exec "$PT_CNS" timeout "$DP_TIMEOUT" \
-		cmtime -s "$PT_SADDR" -c "$1" > "$DP_CLI_OUT" 2>&1 || rc=$?
+		cmtime -s "$PT_SADDR" -c "$1" > "$DP_CLI_OUT" 2>&1 &
+	cpid=$!
+	dp_reap "$cpid" "$((DP_TIMEOUT + 10))" "the client" || rc=$?
 	kill "$pid" 2> /dev/null
-	wait "$pid" 2> /dev/null
+	dp_reap "$pid" 10 "the server" 2> /dev/null
 	if [ "$rc" = 0 ] && grep -q '^connect ' "$DP_CLI_OUT" &&
 	   grep -q '^disconnect ' "$DP_CLI_OUT" &&
 	   ! grep -qi 'error\|fail' "$DP_CLI_OUT" "$DP_SRV_OUT"; then
