@@ -240,12 +240,13 @@ initrd=$("$KIW_TOP/scripts/initramfs.sh" "$modroot" "$release")
 # build/guest-bin/ (KIW_GUEST_BIN in the guest): the guest runs the host's
 # user space, so the same binaries work there, and compiling in the guest
 # under TCG took two minutes a tool on a loaded host. Rebuilt when the
-# source is newer; linked with the RDMA libraries the tools use. A source
-# named *_shim.c is an LD_PRELOAD library (no main()): built with -shared
-# into <name>.so.
+# source, or the header they share (scripts/guest/tool_lib.h, header-only:
+# no object of its own), is newer; linked with the RDMA libraries the tools
+# use. A source named *_shim.c is an LD_PRELOAD library (no main()): built
+# with -shared into <name>.so.
 guest_bin=$KIW_TOP/build/guest-bin
 guest_tools() {
-	local src bin flags
+	local src bin flags lib=$KIW_TOP/scripts/guest/tool_lib.h
 	mkdir -p "$guest_bin"
 	for src in "$KIW_TOP"/scripts/guest/*.c; do
 		[ -f "$src" ] || continue
@@ -254,7 +255,7 @@ guest_tools() {
 		case "$src" in
 		*_shim.c) bin=$bin.so flags=(-shared -fPIC) ;;
 		esac
-		[ "$bin" -nt "$src" ] && continue
+		[ "$bin" -nt "$src" ] && [ "$bin" -nt "$lib" ] && continue
 		cc -O2 -Wall -o "$bin.tmp" "$src" "${flags[@]}" >"$log.tools" 2>&1 ||
 			{ cat "$log.tools" >&2; kiw_log "building $src failed"; return 1; }
 		mv "$bin.tmp" "$bin"

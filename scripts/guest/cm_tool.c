@@ -70,6 +70,7 @@
  * scripts/vm.sh compiles it on the host, with these libraries:
  * kiw-ldlibs: -lrdmacm -libverbs
  */
+#include "tool_lib.h"
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -163,20 +164,6 @@ static bool pd_check(const void *pd, int len, int want_len, int seed)
 		if (p[i] != pd_octet(i, seed))
 			return false;
 	return true;
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static void die(const char *what)
-{
-	fprintf(stderr, "cm_tool: %s: %s\n", what, strerror(errno));
-	exit(2);
 }
 
 static struct conn *conn_new(struct rdma_cm_id *id)
@@ -628,18 +615,6 @@ static void reap(void)
 		nconns--;
 }
 
-static void parse_addr(const char *host, const char *port,
-		       struct sockaddr_storage *ss)
-{
-	struct addrinfo hints = { .ai_flags = AI_NUMERICHOST | AI_PASSIVE },
-			*ai;
-
-	if (getaddrinfo(host, port, &hints, &ai))
-		die("address");
-	memcpy(ss, ai->ai_addr, ai->ai_addrlen);
-	freeaddrinfo(ai);
-}
-
 static void usage(void)
 {
 	fprintf(stderr, "Usage: cm_tool server|client -a/-b ADDR -p PORT [-n N] [-r] [-d PD] [-B BL] [-D [-m MSGS] [-s SIZE] [-e]] [-c c|s|d] [-t S] [-v] [-R] [-N ROUNDS] [-q]\n");
@@ -779,8 +754,6 @@ static void run(struct rdma_event_channel *ch, int target)
 	struct rdma_cm_event *ev;
 
 	while (now() < end && !usr1_pending()) {
-		struct pollfd pfd = { .fd = ch->fd, .events = POLLIN };
-
 		for (int i = 0; i < nconns; i++)
 			if (conns[i])
 				poll_data(conns[i]);
@@ -802,10 +775,9 @@ static void run(struct rdma_event_channel *ch, int target)
 			linger = now() + (opt.rounds ? 0.1 : 0.5);
 		if (linger && now() > linger)
 			break;
-		if (poll(&pfd, 1, 10) <= 0)
+		ev = cm_event_wait(ch, 10);
+		if (!ev)
 			continue;
-		if (rdma_get_cm_event(ch, &ev))
-			die("rdma_get_cm_event");
 		on_event(ev);
 		rdma_ack_cm_event(ev);
 		reap();

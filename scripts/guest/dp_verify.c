@@ -51,6 +51,7 @@
  *   client disconnects, both see DISCONNECTED (the server learns of -T
  *   from the client's last message)
  */
+#include "tool_lib.h"
 #include <arpa/inet.h>
 #include <endian.h>
 #include <errno.h>
@@ -133,12 +134,6 @@ static unsigned int ncase, nok, nfail;
 static unsigned long long op_bytes[OP_INVAL + 1];	/* verified, per op */
 static double soak_end;		/* -T: no case starts after it */
 
-static void die(const char *what)
-{
-	fprintf(stderr, "dp_verify: %s: %s\n", what, strerror(errno));
-	exit(2);
-}
-
 /* The verbs post calls return an errno instead of setting errno. */
 static void check_post(int ret, const char *what)
 {
@@ -146,14 +141,6 @@ static void check_post(int ret, const char *what)
 		errno = ret;
 		die(what);
 	}
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 /* The payload octet at message offset @i: a hash, so shifts show. */
@@ -646,7 +633,6 @@ static bool srv_case(const struct case_msg *c, char *why, size_t len)
  */
 static void rdma_close(void)
 {
-	struct pollfd pfd = { .events = POLLIN };
 	struct rdma_cm_event *ev;
 
 	if (!opt.server) {
@@ -655,19 +641,12 @@ static void rdma_close(void)
 		printf("DISCONNECTED\n");
 		return;
 	}
-	pfd.fd = id->channel->fd;
-	if (poll(&pfd, 1, opt.timeout * 1000) != 1) {
-		fprintf(stderr, "dp_verify: no DISCONNECTED within %d s\n",
-			opt.timeout);
-		exit(2);
-	}
-	if (rdma_get_cm_event(id->channel, &ev))
-		die("rdma_get_cm_event");
-	if (ev->event != RDMA_CM_EVENT_DISCONNECTED || ev->status) {
-		fprintf(stderr, "dp_verify: %s (status %d), not DISCONNECTED\n",
-			rdma_event_str(ev->event), ev->status);
-		exit(2);
-	}
+	ev = cm_event_wait(id->channel, opt.timeout * 1000);
+	if (!ev)
+		dief("no DISCONNECTED within %d s", opt.timeout);
+	if (ev->event != RDMA_CM_EVENT_DISCONNECTED || ev->status)
+		dief("%s (status %d), not DISCONNECTED",
+		     rdma_event_str(ev->event), ev->status);
 	rdma_ack_cm_event(ev);
 	printf("DISCONNECTED\n");
 }
@@ -888,13 +867,7 @@ int main(int argc, char **argv)
 {
 	int c;
 
-	if (argc < 2)
-		usage();
-	if (!strcmp(argv[1], "server"))
-		opt.server = true;
-	else if (strcmp(argv[1], "client"))
-		usage();
-	optind = 2;
+	opt.server = parse_role(argc, argv, usage);
 	while ((c = getopt(argc, argv, "a:b:p:t:T:LQZINE")) != -1) {
 		switch (c) {
 		case 'a':

@@ -34,6 +34,7 @@
  *   every STRIDE-th point only: 1, 1 + STRIDE, ...), -n CONNS (connect:
  *   that many connections without faults instead of a sweep)
  */
+#include "tool_lib.h"
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -55,17 +56,10 @@ static int max_n = 400;
 static int stride = 1;
 static int nconns;
 
-static void die(const char *what)
-{
-	fprintf(stderr, "fault_tool: %s: %s\n", what, strerror(errno));
-	exit(2);
-}
-
 static void die_ev(const char *what, int ev)
 {
-	fprintf(stderr, "fault_tool: %s: event %s\n", what,
-		ev < 0 ? "none (timeout)" : rdma_event_str(ev));
-	exit(2);
+	dief("%s: event %s", what,
+	     ev < 0 ? "none (timeout)" : rdma_event_str(ev));
 }
 
 /* Arm: the n-th fault point this thread reaches fails (0: disarm). */
@@ -219,7 +213,7 @@ static int devadd_op(void *arg, int n)
 	if (!err) {
 		snprintf(cmd, sizeof(cmd), "rdma link delete %s", d->name);
 		if (system(cmd))
-			fprintf(stderr, "fault_tool: %s failed\n", cmd);
+			warnf("%s failed", cmd);
 	}
 	return err;
 }
@@ -361,14 +355,6 @@ struct cm {
 	int accept_n;		/* accept: the next request's fault point */
 };
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* The next event for @id (others are acked and dropped), or -1. */
 static int next_event(struct cm *c, struct rdma_cm_id *id, double wait,
 		      struct rdma_cm_id **evid)
@@ -379,12 +365,9 @@ static int next_event(struct cm *c, struct rdma_cm_id *id, double wait,
 	int type;
 
 	while (now() < end) {
-		struct pollfd p = { .fd = c->ch->fd, .events = POLLIN };
-
-		if (poll(&p, 1, 50) <= 0)
+		ev = cm_event_wait(c->ch, 50);
+		if (!ev)
 			continue;
-		if (rdma_get_cm_event(c->ch, &ev))
-			die("rdma_get_cm_event");
 		type = ev->event;
 		eid = ev->id;
 		rdma_ack_cm_event(ev);	/* frees ev */
@@ -527,18 +510,6 @@ static int do_accept(struct cm *c)
 	}
 	rdma_destroy_id(lid);
 	return 0;
-}
-
-static void parse_addr(const char *host, const char *port,
-		       struct sockaddr_storage *ss)
-{
-	struct addrinfo hints = { .ai_flags = AI_NUMERICHOST | AI_PASSIVE },
-			*ai;
-
-	if (getaddrinfo(host, port, &hints, &ai))
-		die("address");
-	memcpy(ss, ai->ai_addr, ai->ai_addrlen);
-	freeaddrinfo(ai);
 }
 
 int main(int argc, char **argv)

@@ -44,6 +44,7 @@
  *       until SIGTERM or the time is up; SIGUSR1 sends one more message
  *       at once (to have data in flight)
  */
+#include "tool_lib.h"
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netdb.h>
@@ -114,20 +115,6 @@ static struct {
 static struct conn *conns[MAX_CONNS];
 static int nconns, ndone;
 static volatile sig_atomic_t stop, kick;
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static void die(const char *what)
-{
-	fprintf(stderr, "iw_target: %s: %s\n", what, strerror(errno));
-	exit(2);
-}
 
 /* The octet at offset k of a fresh buffer; iwarp_peer.py knows it too. */
 static unsigned char tgt_pat(size_t k)
@@ -573,18 +560,6 @@ static void on_async(struct ibv_context *ctx)
 	ibv_ack_async_event(&ae);
 }
 
-static void parse_addr(const char *host, const char *port,
-		       struct sockaddr_storage *ss)
-{
-	struct addrinfo hints = { .ai_flags = AI_NUMERICHOST | AI_PASSIVE },
-			*ai;
-
-	if (getaddrinfo(host, port, &hints, &ai))
-		die("address");
-	memcpy(ss, ai->ai_addr, ai->ai_addrlen);
-	freeaddrinfo(ai);
-}
-
 static void usage(void)
 {
 	fprintf(stderr, "usage: iw_target server|client|ping -a/-b ADDR -p PORT [-n N] [-c CASE] [-r RECV] [-R LEN] [-t S]\n");
@@ -708,8 +683,7 @@ int main(int argc, char **argv)
 			on_async(ctx);
 		if (!(pfd[0].revents & POLLIN))
 			continue;
-		if (rdma_get_cm_event(ch, &ev))
-			die("rdma_get_cm_event");
+		ev = cm_event_get(ch);
 		on_event(ev);
 		rdma_ack_cm_event(ev);
 	}

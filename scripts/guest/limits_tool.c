@@ -35,6 +35,7 @@
  *
  * kiw-ldlibs: -lrdmacm -libverbs
  */
+#include "tool_lib.h"
 #include <arpa/inet.h>
 #include <endian.h>
 #include <errno.h>
@@ -52,21 +53,6 @@
 #include <rdma/rdma_cma.h>
 
 #define PAGE 4096
-
-static void die(const char *what)
-{
-	printf("FATAL %s: %s\n", what, strerror(errno));
-	fflush(stdout);
-	exit(2);
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static struct ibv_context *open_dev(const char *name)
 {
@@ -487,8 +473,7 @@ static int cmd_server(void)
 	print_settled(id, "SERVER", &cp);
 	fflush(stdout);
 	/* The client disconnects when it has read everything. */
-	if (rdma_get_cm_event(id->channel, &ev))
-		die("rdma_get_cm_event");
+	ev = cm_event_get(id->channel);
 	printf("SERVER_END %s\n", rdma_event_str(ev->event));
 	rdma_ack_cm_event(ev);
 	/*

@@ -34,6 +34,7 @@
  * scripts/vm.sh compiles it on the host, with these libraries:
  * kiw-ldlibs: -lrdmacm -libverbs -lpthread
  */
+#include "tool_lib.h"
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -84,8 +85,8 @@ static void *scribble_run(void *arg)
 static void error_once(const char *what, const struct ibv_wc *wc)
 {
 	if (!res.errors++)
-		fprintf(stderr, "scribble_tool: %s: status %s, length %u\n",
-			what, ibv_wc_status_str(wc->status), wc->byte_len);
+		warnf("%s: status %s, length %u", what,
+		      ibv_wc_status_str(wc->status), wc->byte_len);
 }
 
 static void report(void)
@@ -209,23 +210,23 @@ static int run(void)
 	if (opt.server)
 		hints.ai_flags = RAI_PASSIVE;
 	if (rdma_getaddrinfo(opt.addr, opt.port, &hints, &ai)) {
-		perror("rdma_getaddrinfo");
+		warn_errno("rdma_getaddrinfo");
 		return -1;
 	}
 	if (opt.server) {
 		if (rdma_create_ep(&listen_id, ai, NULL, &attr) ||
 		    rdma_listen(listen_id, 1)) {
-			perror("listen");
+			warn_errno("listen");
 			return -1;
 		}
 		printf("LISTENING\n");
 		fflush(stdout);
 		if (rdma_get_request(listen_id, &id)) {
-			perror("rdma_get_request");
+			warn_errno("rdma_get_request");
 			return -1;
 		}
 	} else if (rdma_create_ep(&id, ai, NULL, &attr)) {
-		perror("rdma_create_ep");
+		warn_errno("rdma_create_ep");
 		return -1;
 	}
 	rdma_freeaddrinfo(ai);
@@ -234,7 +235,7 @@ static int run(void)
 		return -1;
 	mr = rdma_reg_msgs(id, buf, s.len);
 	if (!mr) {
-		perror("rdma_reg_msgs");
+		warn_errno("rdma_reg_msgs");
 		return -1;
 	}
 	/*
@@ -245,8 +246,8 @@ static int run(void)
 	if (!ret)
 		ret = opt.server ? rdma_accept(id, NULL) : rdma_connect(id, NULL);
 	if (ret) {
-		perror(opt.server ? "rdma_post_recv/rdma_accept" :
-				    "rdma_post_recv/rdma_connect");
+		warn_errno(opt.server ? "rdma_post_recv/rdma_accept" :
+					"rdma_post_recv/rdma_connect");
 		return -1;
 	}
 	printf("ESTABLISHED\n");
@@ -279,13 +280,7 @@ int main(int argc, char **argv)
 {
 	int c;
 
-	if (argc < 2)
-		usage();
-	if (!strcmp(argv[1], "server"))
-		opt.server = true;
-	else if (strcmp(argv[1], "client"))
-		usage();
-	optind = 2;
+	opt.server = parse_role(argc, argv, usage);
 	while ((c = getopt(argc, argv, "a:b:p:t:T:s:")) != -1) {
 		switch (c) {
 		case 'a':
