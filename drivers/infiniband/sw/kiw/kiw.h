@@ -59,7 +59,7 @@ struct kiw_device {
 	struct net_device *netdev;
 	netdevice_tracker netdev_tracker;
 
-	/* Entry on the module's device list, under kiw_devices_lock. */
+	/* Entry on the module's device list (kiw_dev.c), under its lock. */
 	struct list_head list;
 
 	/*
@@ -124,10 +124,6 @@ static inline struct kiw_pd *to_kiw_pd(struct ib_pd *pd)
 #define kiw_dbg(kdev, fmt, ...) \
 	ibdev_dbg(&(kdev)->ibdev, "%s: " fmt, __func__, ##__VA_ARGS__)
 
-/* kiw_main.c */
-extern struct mutex kiw_devices_lock;
-extern struct list_head kiw_devices;
-
 /* kiw_cfg.c */
 int kiw_crc_policy_parse(const char *s, enum kiw_crc_policy *policy);
 const char *kiw_crc_policy_name(enum kiw_crc_policy policy);
@@ -140,9 +136,8 @@ void kiw_dev_mpa_cfg(struct kiw_device *kdev, struct kiw_mpa_cfg *cfg);
 extern const struct attribute_group kiw_mpa_attr_group;
 
 /* kiw_dev.c */
-int kiw_newlink(const char *ibdev_name, struct net_device *netdev);
-int kiw_netdev_event(struct notifier_block *nb, unsigned long event,
-		     void *ptr);
+int kiw_dev_init(void);
+void kiw_dev_exit(void);
 bool kiw_netdev_qualified(const struct net_device *netdev);
 void kiw_gid_from_mac(const u8 *mac, union ib_gid *gid);
 void kiw_fill_device_attr(struct ib_device_attr *attr, const u8 *mac);

@@ -22,6 +22,7 @@
 
 struct kiw_device;
 struct kiw_qp;
+struct net;
 
 /* The connection endpoint a QP is bound to (qp->cep). Owned by the CM. */
 struct kiw_cep;
@@ -49,11 +50,12 @@ struct kiw_cm_dev {
 	unsigned long next_handle;	/* under lock */
 };
 
-/* Module and device set-up (kiw_cm.c). */
+/* Module and device set-up (kiw_cm_dev.c). */
 int kiw_cm_init(void);
 void kiw_cm_exit(void);
 void kiw_cm_dev_init(struct kiw_device *kdev);
 void kiw_cm_dev_fini(struct kiw_device *kdev);
+void kiw_cm_dev_close_sockets(struct kiw_device *kdev, const struct net *net);
 extern const struct ib_device_ops kiw_cm_ops;
 
 /*

@@ -1,18 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * kiw connection manager set-up and teardown: the module's workqueue, a
- * device's CM state, and closing every socket of a network namespace
+ * device's CM state, and closing a device's sockets in a network namespace
  * before it is dismantled.
  *
  * Kernel sockets hold no reference on their netns. When a netns goes
  * away, its interfaces go too and with them the kiw devices on them, but
  * the device removal is queued and runs later; the netns's TCP state must
- * not outlive our sockets meanwhile. A pernet pre_exit hook therefore
- * closes, synchronously, every kiw socket in the dying netns: listeners
- * become dormant, connections are aborted (iw_cm gets its events as for
- * any abort). No socket is created in a netns once its last reference is
- * gone: creation takes one with maybe_get_net() and publishes the socket
- * before dropping it.
+ * not outlive our sockets meanwhile. A pernet pre_exit hook (kiw_dev.c's,
+ * which has the list of devices) therefore has each device close,
+ * synchronously, every socket it has in the dying netns
+ * (kiw_cm_dev_close_sockets()): listeners become dormant, connections are
+ * aborted (iw_cm gets its events as for any abort). No socket is created
+ * in a netns once its last reference is gone: creation takes one with
+ * maybe_get_net() and publishes the socket before dropping it.
  */
 #include <linux/wait.h>
 #include <net/net_namespace.h>
@@ -76,8 +77,7 @@ static bool kiw_cm_busy(struct kiw_device *kdev, const struct net *net)
  * Close every socket @kdev has in @net (all of them if @net is NULL) and
  * wait until they are released. Process context.
  */
-static void kiw_cm_dev_close_sockets(struct kiw_device *kdev,
-				     const struct net *net)
+void kiw_cm_dev_close_sockets(struct kiw_device *kdev, const struct net *net)
 {
 	struct kiw_listener *l;
 	struct kiw_cep *cep;
@@ -127,36 +127,15 @@ void kiw_cm_dev_fini(struct kiw_device *kdev)
 	xa_destroy(&cm->pending);
 }
 
-static void __net_exit kiw_cm_net_pre_exit(struct net *net)
-{
-	struct kiw_device *kdev;
-
-	mutex_lock(&kiw_devices_lock);
-	list_for_each_entry(kdev, &kiw_devices, list)
-		kiw_cm_dev_close_sockets(kdev, net);
-	mutex_unlock(&kiw_devices_lock);
-}
-
-static struct pernet_operations kiw_cm_net_ops = {
-	.pre_exit = kiw_cm_net_pre_exit,
-};
-
+/* Module init, before any device. */
 int kiw_cm_init(void)
 {
-	int ret;
-
 	kiw_cm_wq = alloc_workqueue("kiw_cm", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
-	if (!kiw_cm_wq)
-		return -ENOMEM;
-	ret = register_pernet_subsys(&kiw_cm_net_ops);
-	if (ret)
-		destroy_workqueue(kiw_cm_wq);
-	return ret;
+	return kiw_cm_wq ? 0 : -ENOMEM;
 }
 
 /* After every device is gone. */
 void kiw_cm_exit(void)
 {
-	unregister_pernet_subsys(&kiw_cm_net_ops);
 	destroy_workqueue(kiw_cm_wq);
 }

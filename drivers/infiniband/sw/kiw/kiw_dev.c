@@ -1,20 +1,37 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * kiw device: creation by "rdma link add", attributes, the query verbs, and
- * how the device follows its netdev (carrier, address, unregistration).
+ * how the device follows its netdev (carrier, address, unregistration);
+ * the module's list of kiw devices, and what acts on all of them: a netns
+ * going away, and the module's exit.
+ *
+ * kiw shares its driver id (RDMA_DRIVER_SIW) with siw so that rdma-core's
+ * libsiw drives it, which means ib_unregister_driver() would also remove
+ * siw's devices. kiw therefore keeps its own list of devices.
  */
 #include <linux/etherdevice.h>
 #include <linux/if_arp.h>
+#include <linux/mutex.h>
 #include <linux/netdevice.h>
 #include <net/addrconf.h>
+#include <net/net_namespace.h>
 #include <rdma/ib_mad.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/iw_cm.h>
+#include <rdma/rdma_netlink.h>
 #include <rdma/siw-abi.h>
 #include <kunit/visibility.h>
 
 #include "kiw.h"
 #include "kiw_stats.h"
+
+/*
+ * kiw_devices: every kiw device from allocation to dealloc_driver.
+ * kiw_devices_lock protects the list; it is never held while calling
+ * into the RDMA core's registration, which may call back into kiw.
+ */
+static DEFINE_MUTEX(kiw_devices_lock);
+static LIST_HEAD(kiw_devices);
 
 /* kiw runs over TCP on Ethernet interfaces; loopback and tunnels are out. */
 bool kiw_netdev_qualified(const struct net_device *netdev)
@@ -214,7 +231,7 @@ static struct kiw_device *kiw_device_alloc(struct net_device *netdev)
 }
 
 /* "rdma link add <name> type kiw netdev <netdev>"; netdev is held for us. */
-int kiw_newlink(const char *ibdev_name, struct net_device *netdev)
+static int kiw_newlink(const char *ibdev_name, struct net_device *netdev)
 {
 	struct ib_device *other;
 	struct kiw_device *kdev;
@@ -302,7 +319,8 @@ static void kiw_update_mac(struct kiw_device *kdev)
 }
 
 /* Netdev notifier: runs under RTNL for every interface in every netns. */
-int kiw_netdev_event(struct notifier_block *nb, unsigned long event, void *ptr)
+static int kiw_netdev_event(struct notifier_block *nb, unsigned long event,
+			    void *ptr)
 {
 	struct net_device *netdev = netdev_notifier_info_to_dev(ptr);
 	struct ib_device *ibdev;
@@ -340,4 +358,83 @@ int kiw_netdev_event(struct notifier_block *nb, unsigned long event, void *ptr)
 out:
 	ib_device_put(ibdev);
 	return NOTIFY_DONE;
+}
+
+static struct rdma_link_ops kiw_link_ops = {
+	.type = "kiw",
+	.newlink = kiw_newlink,
+};
+
+static struct notifier_block kiw_netdev_nb = {
+	.notifier_call = kiw_netdev_event,
+};
+
+/*
+ * A netns is going away: every device closes its sockets there, now
+ * (kiw_cm_dev_close_sockets() says why this cannot wait for the devices'
+ * own removal).
+ */
+static void __net_exit kiw_net_pre_exit(struct net *net)
+{
+	struct kiw_device *kdev;
+
+	mutex_lock(&kiw_devices_lock);
+	list_for_each_entry(kdev, &kiw_devices, list)
+		kiw_cm_dev_close_sockets(kdev, net);
+	mutex_unlock(&kiw_devices_lock);
+}
+
+static struct pernet_operations kiw_net_ops = {
+	.pre_exit = kiw_net_pre_exit,
+};
+
+/*
+ * Unregister every kiw device. ib_unregister_device() waits for a
+ * concurrent (queued) unregistration of the same device to finish, and our
+ * dealloc_driver callback takes the device off the list, so the loop ends.
+ */
+static void kiw_unregister_all(void)
+{
+	struct kiw_device *kdev;
+
+	for (;;) {
+		mutex_lock(&kiw_devices_lock);
+		kdev = list_first_entry_or_null(&kiw_devices,
+						struct kiw_device, list);
+		if (kdev)
+			get_device(&kdev->ibdev.dev);
+		mutex_unlock(&kiw_devices_lock);
+		if (!kdev)
+			break;
+		ib_unregister_device(&kdev->ibdev);
+		put_device(&kdev->ibdev.dev);
+	}
+}
+
+/* Module init, after the CM's: devices may be created once this returns. */
+int kiw_dev_init(void)
+{
+	int ret;
+
+	ret = register_pernet_subsys(&kiw_net_ops);
+	if (ret)
+		return ret;
+	ret = register_netdevice_notifier(&kiw_netdev_nb);
+	if (ret)
+		goto err_net;
+	rdma_link_register(&kiw_link_ops);
+	return 0;
+
+err_net:
+	unregister_pernet_subsys(&kiw_net_ops);
+	return ret;
+}
+
+/* Module exit: no new devices, then none left. */
+void kiw_dev_exit(void)
+{
+	rdma_link_unregister(&kiw_link_ops);
+	unregister_netdevice_notifier(&kiw_netdev_nb);
+	kiw_unregister_all();
+	unregister_pernet_subsys(&kiw_net_ops);
 }
