@@ -845,8 +845,9 @@ static void kiw_eng_reserve_test(struct kunit *test)
 
 /*
  * Under load the spill buffer grows: a 20000-octet Send with CRC (every
- * FPDU staged) from a QP whose buffer holds one FPDU goes out one FPDU a
- * batch until that batch stops short, then in larger batches; the data
+ * FPDU staged) from a QP whose 1 KiB buffer holds one FPDU goes out in
+ * batches of 1, 2, 4, 8 and then 16 KiB (the buffer doubles each time a
+ * batch stops at its size with the message not done); the data
  * arrives intact and no FPDU is larger than the peer's MSS allows.
  */
 static void kiw_eng_spill_grow_test(struct kunit *test)
@@ -885,10 +886,12 @@ static void kiw_eng_spill_grow_test(struct kunit *test)
 	first = tx->b->spill_cap;
 	kiw_dp_feed(test, e, 1, e->wire, w);
 	w = kiw_dp_step(test, e, 0, 1448, &n);
-	KUNIT_EXPECT_GT(test, tx->b->spill_cap, first);
-	KUNIT_EXPECT_GT(test, n, 2U);
+	KUNIT_EXPECT_EQ(test, tx->b->spill_cap, 2 * first);
+	KUNIT_EXPECT_GE(test, n, 2U);
 	kiw_dp_feed(test, e, 1, e->wire, w);
 	kiw_dp_pump(test, e, 0, 1448);
+	/* 1 + 2 + 4 + 8 KiB sent, the rest in 16 KiB batches */
+	KUNIT_EXPECT_EQ(test, tx->b->spill_cap, 16 * first);
 	KUNIT_EXPECT_LE(test, e->max_wire, kiw_tx_spill_size(1000, false));
 	kiw_eng_expect_wc(test, e, 0, 2, IB_WC_SEND, IB_WC_SUCCESS, -1);
 	kiw_eng_expect_wc(test, e, 1, 1, IB_WC_RECV, IB_WC_SUCCESS, len);

@@ -110,7 +110,7 @@ void kiw_txb_begin(struct kiw_txb *b, unsigned int limit, unsigned int mss)
 	 * warning: failing only keeps batches at the size they have.
 	 */
 	if (b->grow && b->want > b->spill_cap)
-		kiw_txb_reserve(b, max(b->spill_cap * 2, b->want),
+		kiw_txb_reserve(b, b->spill_cap * 2,
 				GFP_NOIO | __GFP_NORETRY | __GFP_NOWARN);
 	b->grow = false;
 	b->nr_fpdu = 0;

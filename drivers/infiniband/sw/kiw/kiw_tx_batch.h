@@ -65,9 +65,9 @@
  * buffer holds: its first FPDU always fits, others only within the
  * buffer's size, so a staged batch, and what TCP did not take of any
  * batch, always fit in it. Once a batch had to stop at that size with
- * a message still being sent, the next batch first tries to double the
- * buffer, at least to what the socket offered (up to KIW_TXB_BYTES),
- * without waiting for memory; if that
+ * a message still being sent, and the socket offered more, the next
+ * batch first tries to double the buffer (up to KIW_TXB_BYTES: it grows
+ * with the traffic), without waiting for memory; if that
  * fails, batches simply stay that size. State only needed under load is
  * so allocated when it is needed, and a failure never stops a stream.
  */
