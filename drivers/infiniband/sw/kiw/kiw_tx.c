@@ -146,6 +146,9 @@ static int kiw_tx_alloc(struct kiw_qp *qp, unsigned int spill, u32 ord,
 		if (!tx->b)
 			ret = -ENOMEM;
 	} else {
+		/* What the last connection left is void (attach resets it). */
+		tx->b->spill_len = 0;
+		tx->b->spill_off = 0;
 		ret = kiw_txb_reserve(tx->b, spill, GFP_KERNEL);
 	}
 	if (!ret && !tx->txc_rec) {
