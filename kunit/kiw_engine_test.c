@@ -751,6 +751,183 @@ static void kiw_eng_local_inv_test(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, sink->mr->valid);
 }
 
+/*
+ * The spill buffer a connection starts with holds its largest FPDU for
+ * every EMSS up to the peer's MSS (the TX clamps its EMSS there), with
+ * and without markers, and never less than a Terminate needs; ORQ and
+ * IRQ are sized to the negotiated ORD and IRD.
+ */
+static void kiw_eng_sizes_test(struct kunit *test)
+{
+	static const u32 maxes[] = { 1, 128, 536, 1448, 1460, 8948, 65483,
+				     65535, 70000 };
+	unsigned int i, mss, ulpdu, wire, worst;
+	bool m;
+
+	for (m = false; ; m = true) {
+		/* the largest FPDU of any EMSS up to @mss, as kiw_tx_mss() */
+		worst = 0;
+		for (mss = 1, i = 0; mss <= 70000; mss++) {
+			ulpdu = kiw_mpa_mulpdu(mss, m) +
+				KIW_MPA_FPDU_OVERHEAD + 3;
+			wire = ulpdu + (m ? KIW_MPA_MARKER_SIZE *
+				(DIV_ROUND_UP(ulpdu, KIW_MPA_MARKER_INTERVAL -
+					      KIW_MPA_MARKER_SIZE) + 1) : 0);
+			worst = max(worst, wire);
+			if (mss != maxes[i])
+				continue;
+			KUNIT_EXPECT_LE_MSG(test, worst,
+					    kiw_tx_spill_size(mss, m),
+					    "mss %u markers %d", mss, m);
+			i++;
+		}
+		KUNIT_EXPECT_EQ(test, i, ARRAY_SIZE(maxes));
+		KUNIT_EXPECT_LE(test, worst, kiw_tx_spill_size(U32_MAX, m));
+		KUNIT_EXPECT_LE(test, kiw_tx_spill_size(U32_MAX, m),
+				KIW_TXB_BYTES);
+		KUNIT_EXPECT_GE(test, kiw_tx_spill_size(1, m),
+				KIW_TXB_SPILL_MIN);
+		if (m)
+			break;
+	}
+	/* A 1460-octet MSS: a 2 KiB buffer, not 64 KiB. */
+	KUNIT_EXPECT_LE(test, kiw_tx_spill_size(1460, false), 2048U);
+	KUNIT_EXPECT_EQ(test, kiw_tx_rdq_size(0), 4U);
+	KUNIT_EXPECT_EQ(test, kiw_tx_rdq_size(1), 4U);
+	KUNIT_EXPECT_EQ(test, kiw_tx_rdq_size(5), 8U);
+	KUNIT_EXPECT_EQ(test, kiw_tx_rdq_size(KIW_MAX_ORD), (u32)KIW_MAX_ORD);
+}
+
+/* A connection's ORQ and IRQ have the entries its ORD and IRD need. */
+static void kiw_eng_rdq_alloc_test(struct kunit *test)
+{
+	struct kiw_dp_env *e = kiw_dp_env(test, false, false, 2);
+	struct kiw_tx *tx = &e->qp[0]->tx;
+
+	KUNIT_EXPECT_EQ(test, tx->orq_num, 4U);
+	KUNIT_EXPECT_EQ(test, tx->irq_num, 4U);
+	KUNIT_EXPECT_EQ(test, tx->orq_q.num, 4U);
+	KUNIT_EXPECT_EQ(test, tx->orq_q.max, 2U);
+	KUNIT_EXPECT_EQ(test, tx->irq_q.max, 2U);
+	e = kiw_dp_env(test, false, false, KIW_MAX_ORD);
+	tx = &e->qp[1]->tx;
+	KUNIT_EXPECT_EQ(test, tx->orq_num, (u32)KIW_MAX_ORD);
+	KUNIT_EXPECT_EQ(test, tx->irq_q.num, (u32)KIW_MAX_IRD);
+	KUNIT_EXPECT_EQ(test, tx->irq_q.max, (u32)KIW_MAX_IRD);
+}
+
+/*
+ * kiw_txb_reserve(): the spill buffer only grows, never while it holds
+ * octets, and a batch never takes more than it holds (its first FPDU
+ * always).
+ */
+static void kiw_eng_reserve_test(struct kunit *test)
+{
+	struct kiw_txb *b = kiw_txb_alloc(1);
+
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	KUNIT_EXPECT_EQ(test, b->spill_cap, KIW_TXB_SPILL_MIN);
+	KUNIT_EXPECT_EQ(test, kiw_txb_reserve(b, 100, GFP_KERNEL), 0);
+	KUNIT_EXPECT_EQ(test, b->spill_cap, KIW_TXB_SPILL_MIN);
+	kiw_txb_begin(b, 1 << 20, 0);
+	KUNIT_EXPECT_EQ(test, b->limit, KIW_TXB_SPILL_MIN);
+	KUNIT_EXPECT_TRUE(test, kiw_txb_room(b, 4000));	/* the first */
+	b->spill_len = 10;
+	KUNIT_EXPECT_EQ(test, kiw_txb_reserve(b, 5000, GFP_KERNEL), -EBUSY);
+	KUNIT_EXPECT_EQ(test, b->spill_cap, KIW_TXB_SPILL_MIN);
+	b->spill_len = 0;
+	KUNIT_EXPECT_EQ(test, kiw_txb_reserve(b, 5000, GFP_KERNEL), 0);
+	KUNIT_EXPECT_GE(test, b->spill_cap, 5000U);
+	KUNIT_EXPECT_EQ(test, kiw_txb_reserve(b, 1 << 20, GFP_KERNEL), 0);
+	KUNIT_EXPECT_EQ(test, b->spill_cap, KIW_TXB_BYTES);
+	kiw_txb_free(b);
+}
+
+/*
+ * Under load the spill buffer grows: a 20000-octet Send with CRC (every
+ * FPDU staged) from a QP whose 1 KiB buffer holds one FPDU goes out in
+ * batches of 1, 2, 4, 8 and then 16 KiB (the buffer doubles each time a
+ * batch stops at its size with the message not done); the data
+ * arrives intact and no FPDU is larger than the peer's MSS allows.
+ */
+static void kiw_eng_spill_grow_test(struct kunit *test)
+{
+	struct kiw_dp_env *e = kiw_dp_env(test, true, false, 4);
+	struct kiw_tx *tx = &e->qp[0]->tx;
+	u32 len = 20000;
+	u8 *data = kiw_eng_pattern(test, len, 5);
+	struct kiw_dp_region *src, *dst;
+	struct ib_sge sge, rsge;
+	unsigned int n, w, first;
+
+	/* As kiw_tx_attach() sizes it for a peer's MSS of 1000. */
+	tx->mss_max = 1000;
+	kvfree(tx->b->spill);
+	tx->b->spill = NULL;
+	KUNIT_ASSERT_EQ(test, kiw_txb_reserve(tx->b,
+					      kiw_tx_spill_size(1000, false),
+					      GFP_KERNEL), 0);
+	KUNIT_ASSERT_LT(test, tx->b->spill_cap, 2100U);
+	src = kiw_dp_region(test, e->kdev, &e->pd, KIW_MR_USER, 0, len,
+			    ACC_ALL, 0);
+	dst = kiw_dp_region(test, e->kdev, &e->pd, KIW_MR_USER, 0, len,
+			    ACC_ALL, 0);
+	kiw_eng_fill(src, src->iova, len, 5);
+	rsge = (struct ib_sge){ dst->iova, len, dst->stag };
+	kiw_eng_recv(test, e->qp[1], 1, &rsge, 1);
+	sge = (struct ib_sge){ src->iova, len, src->stag };
+	kiw_eng_post(test, e->qp[0], 2, IB_WR_SEND, &sge, 1, 0, 0);
+
+	w = kiw_dp_step(test, e, 0, 1448, &n);	/* EMSS clamped to 1000 */
+	KUNIT_ASSERT_GT(test, w, 0U);
+	KUNIT_EXPECT_LE(test, n, 2U);
+	KUNIT_EXPECT_LE(test, w, tx->b->spill_cap);
+	KUNIT_EXPECT_TRUE(test, tx->b->grow);
+	first = tx->b->spill_cap;
+	kiw_dp_feed(test, e, 1, e->wire, w);
+	w = kiw_dp_step(test, e, 0, 1448, &n);
+	KUNIT_EXPECT_EQ(test, tx->b->spill_cap, 2 * first);
+	KUNIT_EXPECT_GE(test, n, 2U);
+	kiw_dp_feed(test, e, 1, e->wire, w);
+	kiw_dp_pump(test, e, 0, 1448);
+	/* 1 + 2 + 4 + 8 KiB sent, the rest in 16 KiB batches */
+	KUNIT_EXPECT_EQ(test, tx->b->spill_cap, 16 * first);
+	KUNIT_EXPECT_LE(test, e->max_wire, kiw_tx_spill_size(1000, false));
+	kiw_eng_expect_wc(test, e, 0, 2, IB_WC_SEND, IB_WC_SUCCESS, -1);
+	kiw_eng_expect_wc(test, e, 1, 1, IB_WC_RECV, IB_WC_SUCCESS, len);
+	KUNIT_EXPECT_EQ(test, kiw_dp_cmp(dst, dst->iova, data, len), -1);
+}
+
+/*
+ * At attach the TX runs only with something to send: not for an empty
+ * SQ, for a WQE posted before the socket was there, never while the
+ * responder holds its FPDUs.
+ */
+static void kiw_eng_wanted_test(struct kunit *test)
+{
+	struct kiw_dp_env *e = kiw_dp_env(test, false, false, 4);
+	struct kiw_dp_region *src;
+	struct ib_sge sge;
+
+	KUNIT_EXPECT_FALSE(test, kiw_tx_wanted(e->qp[0]));
+	KUNIT_EXPECT_FALSE(test, kiw_tx_wanted(e->qp[1]));
+	src = kiw_dp_region(test, e->kdev, &e->pd, KIW_MR_USER, 0, 64,
+			    ACC_ALL, 0);
+	sge = (struct ib_sge){ src->iova, 64, src->stag };
+	kiw_eng_post(test, e->qp[0], 3, IB_WR_RDMA_WRITE, &sge, 1,
+		     src->stag, src->iova);
+	KUNIT_EXPECT_TRUE(test, kiw_tx_wanted(e->qp[0]));
+	WRITE_ONCE(e->qp[0]->tx.hold, true);
+	KUNIT_EXPECT_FALSE(test, kiw_tx_wanted(e->qp[0]));
+	WRITE_ONCE(e->qp[0]->tx.hold, false);
+	e->qp[1]->tx.rtr = KIW_RTR_WRITE;
+	KUNIT_EXPECT_TRUE(test, kiw_tx_wanted(e->qp[1]));
+	e->qp[1]->tx.rtr = KIW_RTR_NONE;
+	kiw_dp_pump(test, e, 0, 1448);
+	kiw_eng_expect_wc(test, e, 0, 3, IB_WC_RDMA_WRITE, IB_WC_SUCCESS, -1);
+	KUNIT_EXPECT_FALSE(test, kiw_tx_wanted(e->qp[0]));
+}
+
 static struct kunit_case kiw_engine_cases[] = {
 	KUNIT_CASE_PARAM(kiw_eng_send_test, kiw_eng_gen_params),
 	KUNIT_CASE_PARAM(kiw_eng_write_test, kiw_eng_gen_params),
@@ -766,6 +943,11 @@ static struct kunit_case kiw_engine_cases[] = {
 	KUNIT_CASE(kiw_eng_send_inv_test),
 	KUNIT_CASE(kiw_eng_trim_test),
 	KUNIT_CASE(kiw_eng_local_inv_test),
+	KUNIT_CASE(kiw_eng_sizes_test),
+	KUNIT_CASE(kiw_eng_rdq_alloc_test),
+	KUNIT_CASE(kiw_eng_reserve_test),
+	KUNIT_CASE(kiw_eng_spill_grow_test),
+	KUNIT_CASE(kiw_eng_wanted_test),
 	{}
 };
 

@@ -563,7 +563,7 @@ static void kiw_tx_marker_before_crc_test(struct kunit *test)
 static unsigned int kiw_txb_overwritten(struct kunit *test, struct page *page,
 					unsigned int len, bool crc, u8 *img)
 {
-	struct kiw_txb *b = kiw_txb_alloc();
+	struct kiw_txb *b = kiw_txb_alloc(KIW_TXB_BYTES);
 	struct iov_iter it;
 	struct kvec kv;
 	unsigned int n;

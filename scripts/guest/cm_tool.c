@@ -45,7 +45,7 @@
  *   cm_tool client -a ADDR[,ADDR...] | -R  -p PORT [-n CONNS] [-d PDLEN]
  *                  [-D [-m MSGS] [-s SIZE]] [-c client|server|destroy]
  *                  [-t SECONDS]
- *   (both take -v, -q and -N ROUNDS)
+ *   (both take -v, -q, -N ROUNDS and -H FILE)
  *   -r reject every request; -D move data (-m messages each way, default
  *   1, at most 64; -s octets each, default 64, at most 1 MiB); -c who
  *   closes: the client (rdma_disconnect, default), the server, or the
@@ -56,6 +56,10 @@
  *   run as the deadline would (a server that may see fewer than -n). -R:
  *   the addresses come from stdin, a round per line (see rounds()); -t
  *   is then the limit of each round.
+ *
+ * Hold (-H FILE): whoever closes waits, once all -n connections are up
+ * (and their messages done), until FILE exists; it says "HOLDING <n>"
+ * when all are waiting (a test reads the memory they use then).
  *
  * Churn (-N ROUNDS): the client opens its -n connections ROUNDS times
  * over, a round once the last one has ended; the server handles -n *
@@ -106,11 +110,13 @@ struct conn {
 	int rejected_ev, unreachable, error, pd_bad, dup, data_ok, data_fail;
 	bool data_done, closing, done, printed;
 	bool destroy;			/* destroy the id once events are acked */
+	bool held;			/* -H: its close waits for the file */
 };
 
 static struct {
 	bool server, reject, data, eager, verbose, rounds, quiet;
 	const char *addr, *port;
+	const char *hold;		/* -H: close only once this file exists */
 	char *addrs[MAX_ADDRS];
 	int naddrs;
 	int conns, pd_len, backlog, timeout, msgs, size;
@@ -281,6 +287,10 @@ static void conn_close(struct conn *c)
 {
 	if (c->closing)
 		return;
+	if (opt.hold && access(opt.hold, F_OK)) {
+		c->held = true;
+		return;
+	}
 	c->closing = true;
 	if (opt.closer == 'd' && !opt.server) {
 		/* Abortive: the id goes without a disconnect. */
@@ -646,7 +656,7 @@ static void parse_args(int argc, char **argv)
 	if (!opt.server && strcmp(argv[1], "client"))
 		usage();
 	optind = 2;
-	while ((ch = getopt(argc, argv, "a:b:p:n:rd:B:Dm:s:ec:t:vRN:q")) != -1) {
+	while ((ch = getopt(argc, argv, "a:b:p:n:rd:B:Dm:s:ec:t:vRN:qH:")) != -1) {
 		switch (ch) {
 		case 'a':
 		case 'b':
@@ -694,6 +704,9 @@ static void parse_args(int argc, char **argv)
 			break;
 		case 'N':
 			opt.churn = atoi(optarg);
+			break;
+		case 'H':
+			opt.hold = optarg;
 			break;
 		case 'q':
 			opt.quiet = true;
@@ -745,6 +758,34 @@ static void start_conns(struct rdma_event_channel *ch)
 }
 
 /*
+ * -H FILE: the closes wait; "HOLDING <n>" once all -n connections wait
+ * (the test reads the memory in use then), and they go once FILE exists.
+ */
+static void hold(void)
+{
+	static bool said;
+	int n = 0;
+
+	if (!opt.hold)
+		return;
+	for (int i = 0; i < nconns; i++)
+		if (conns[i] && conns[i]->held)
+			n++;
+	if (n == opt.conns && !said) {
+		printf("HOLDING %d\n", n);
+		fflush(stdout);
+		said = true;
+	}
+	if (!n || access(opt.hold, F_OK))
+		return;
+	for (int i = 0; i < nconns; i++)
+		if (conns[i] && conns[i]->held) {
+			conns[i]->held = false;
+			conn_close(conns[i]);
+		}
+}
+
+/*
  * Events, messages and closes until @target connections have ended (then
  * a moment more, to catch duplicates), the deadline, or SIGUSR1.
  */
@@ -758,6 +799,7 @@ static void run(struct rdma_event_channel *ch, int target)
 			if (conns[i])
 				poll_data(conns[i]);
 		poll_async();
+		hold();
 		reap();
 		/* A churn's next round (-N), once the last is gone. */
 		if (!opt.server && churn_round && churn_round < opt.churn &&

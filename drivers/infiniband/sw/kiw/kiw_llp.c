@@ -109,8 +109,12 @@ int kiw_llp_attach(struct kiw_qp *qp, const struct kiw_llp_params *params)
 	release_sock(sk);
 	if (ret == -EAGAIN)
 		queue_work(kiw_tx_wq, &qp->rx.work);
-	/* The QP is in RTS already: the RTR, or what was posted meanwhile. */
-	kiw_tx_kick(qp);
+	/*
+	 * The QP is in RTS already: the RTR, or what was posted meanwhile.
+	 * Nothing to send: no work is queued (a wakeup saved per connection).
+	 */
+	if (kiw_tx_wanted(qp))
+		kiw_tx_kick(qp);
 	return 0;
 }
 

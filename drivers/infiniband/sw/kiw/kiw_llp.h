@@ -22,10 +22,11 @@
  * called before the responder's Reply is sent (RFC 5044 7.1, MPA-SU-4).
  *
  * Order at Full Operation. The CM moves the QP to RTS first
- * (kiw_qp_llp_established(), which kicks the TX; a kick before attach
- * finds no socket and does nothing), then calls kiw_llp_attach(), which
- * starts the TX itself if it has something to send (the RTR, WQEs posted
- * meanwhile); the responder then sends its Reply. If attach fails, the CM
+ * (kiw_qp_llp_established(); it does not kick the TX, which has no
+ * socket yet, and a post_send's kick meanwhile finds none and does
+ * nothing), then calls kiw_llp_attach(), which starts the TX only if it
+ * has something to send (the RTR, WQEs posted meanwhile: kiw_tx_wanted());
+ * the responder then sends its Reply. If attach fails, the CM
  * closes the connection and the QP goes to ERROR.
  *
  * sk_user_data is the CM's for the socket's whole life. The data path's

@@ -490,8 +490,7 @@ int kiw_qp_llp_established(struct kiw_qp *qp)
 	else
 		ret = -EINVAL;
 	spin_unlock_irqrestore(&qp->state_lock, flags);
-	if (!ret)
-		kiw_tx_kick(qp);
+	/* No TX kick: no socket yet; kiw_llp_attach() kicks if needed. */
 	return ret;
 }
 

@@ -64,6 +64,8 @@ void kiw_tx_qp_release(struct kiw_qp *qp)
 	tx->txc_rec = NULL;
 	tx->orq = NULL;
 	tx->irq = NULL;
+	tx->orq_num = 0;
+	tx->irq_num = 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(kiw_tx_qp_release);
 
@@ -75,21 +77,97 @@ void kiw_tx_kick(struct kiw_qp *qp)
 		kiw_qp_put(qp);
 }
 
-static int kiw_tx_alloc(struct kiw_qp *qp)
+/* Wire octets of an FPDU of at most @mulpdu payload octets. */
+static unsigned int kiw_tx_fpdu_wire(unsigned int mulpdu, bool markers)
+{
+	unsigned int ulpdu = mulpdu + KIW_MPA_FPDU_OVERHEAD + 3;
+
+	return ulpdu + (markers ? KIW_MPA_MARKER_SIZE *
+			(DIV_ROUND_UP(ulpdu, KIW_MPA_MARKER_INTERVAL -
+				      KIW_MPA_MARKER_SIZE) + 1) : 0);
+}
+
+/**
+ * kiw_tx_spill_size - the spill buffer a connection starts with
+ * @mss_max: the largest EMSS the connection can have (the peer's MSS)
+ * @markers: whether our FPDUs carry markers
+ *
+ * Its largest FPDU: kiw_mpa_mulpdu() of any EMSS up to @mss_max is at
+ * most @mss_max less the FPDU's overhead (or the smallest MULPDU).
+ */
+unsigned int kiw_tx_spill_size(u32 mss_max, bool markers)
+{
+	unsigned int mulpdu;
+
+	mulpdu = clamp_t(long, (long)mss_max - KIW_MPA_FPDU_OVERHEAD,
+			 KIW_MPA_MULPDU_MIN, KIW_MPA_MULPDU_MAX);
+	return max_t(unsigned int, kiw_tx_fpdu_wire(mulpdu, markers),
+		     KIW_TXB_SPILL_MIN);
+}
+EXPORT_SYMBOL_IF_KUNIT(kiw_tx_spill_size);
+
+/* ORQ or IRQ entries for a negotiated ORD or IRD (at least 4, see below). */
+u32 kiw_tx_rdq_size(u32 ord_ird)
+{
+	return roundup_pow_of_two(max(ord_ird, 4U));
+}
+EXPORT_SYMBOL_IF_KUNIT(kiw_tx_rdq_size);
+
+/*
+ * Reallocate @*ring for @num entries of @size unless it has @*have
+ * already (a QP reused after RESET keeps what it has).
+ */
+static int kiw_tx_ring(void **ring, u32 *have, u32 num, size_t size)
+{
+	if (*ring && *have >= num)
+		return 0;
+	kfree(*ring);
+	*ring = kcalloc(num, size, GFP_KERNEL);
+	*have = *ring ? num : 0;
+	return *ring ? 0 : -ENOMEM;
+}
+
+/*
+ * The connection's send state, sized to what it negotiated: the spill
+ * buffer to its largest FPDU (it grows under load, kiw_tx_batch.h), the
+ * ORQ and IRQ to its ORD and IRD (at least 4 entries: no smaller
+ * allocation is worth a reallocation when the QP is reused), the
+ * completion records to the SQ.
+ */
+static int kiw_tx_alloc(struct kiw_qp *qp, unsigned int spill, u32 ord,
+			u32 ird)
 {
 	struct kiw_tx *tx = &qp->tx;
+	void *orq = tx->orq, *irq = tx->irq;
+	int ret = 0;
 
-	if (tx->b)
-		return 0;	/* a QP reused after RESET keeps them */
-	tx->b = kiw_txb_alloc();
-	tx->txc_rec = kcalloc(min_t(u32, qp->sq.num, KIW_TXC_MAX),
-			      sizeof(*tx->txc_rec), GFP_KERNEL);
-	tx->orq = kcalloc(KIW_MAX_ORD, sizeof(*tx->orq), GFP_KERNEL);
-	tx->irq = kcalloc(KIW_MAX_IRD, sizeof(*tx->irq), GFP_KERNEL);
-	if (tx->b && tx->txc_rec && tx->orq && tx->irq)
-		return 0;
-	kiw_tx_qp_release(qp);
-	return -ENOMEM;
+	if (!tx->b) {
+		tx->b = kiw_txb_alloc(spill);
+		if (!tx->b)
+			ret = -ENOMEM;
+	} else {
+		/* What the last connection left is void (attach resets it). */
+		tx->b->spill_len = 0;
+		tx->b->spill_off = 0;
+		ret = kiw_txb_reserve(tx->b, spill, GFP_KERNEL);
+	}
+	if (!ret && !tx->txc_rec) {
+		tx->txc_rec = kcalloc(min_t(u32, qp->sq.num, KIW_TXC_MAX),
+				      sizeof(*tx->txc_rec), GFP_KERNEL);
+		if (!tx->txc_rec)
+			ret = -ENOMEM;
+	}
+	if (!ret)
+		ret = kiw_tx_ring(&orq, &tx->orq_num, kiw_tx_rdq_size(ord),
+				  sizeof(*tx->orq));
+	tx->orq = orq;
+	if (!ret)
+		ret = kiw_tx_ring(&irq, &tx->irq_num, kiw_tx_rdq_size(ird),
+				  sizeof(*tx->irq));
+	tx->irq = irq;
+	if (ret)
+		kiw_tx_qp_release(qp);
+	return ret;
 }
 
 /**
@@ -103,11 +181,18 @@ static int kiw_tx_alloc(struct kiw_qp *qp)
 int kiw_tx_attach(struct kiw_qp *qp, const struct kiw_llp_params *p)
 {
 	struct kiw_tx *tx = &qp->tx;
+	u32 ord = min_t(u32, p->ord, KIW_MAX_ORD);
+	u32 ird = min_t(u32, p->ird, KIW_MAX_IRD);
+	u32 mss_max = U32_MAX;	/* no socket: KUnit's engine */
 	unsigned long flags;
 	u32 pos, i;
 	int ret;
 
-	ret = kiw_tx_alloc(qp);
+	/* TCP's EMSS never exceeds the MSS the peer announced. */
+	if (p->sock)
+		mss_max = READ_ONCE(tcp_sk(p->sock->sk)->rx_opt.mss_clamp);
+	ret = kiw_tx_alloc(qp, kiw_tx_spill_size(mss_max, p->tx_markers), ord,
+			   ird);
 	if (ret)
 		return ret;
 	/* A doorbell may look meanwhile: it sees all of this, or no socket. */
@@ -123,13 +208,14 @@ int kiw_tx_attach(struct kiw_qp *qp, const struct kiw_llp_params *p)
 	tx->term_sent = false;
 	tx->off = 0;
 	tx->mss = 0;
+	tx->mss_max = mss_max;
 	for (i = 0; i < KIW_DDP_QN_COUNT; i++)
 		tx->msn[i] = KIW_DDP_MSN_FIRST;
 	memset(&tx->cur, 0, sizeof(tx->cur));
 	tx->cur.kind = KIW_TXM_NONE;
 	tx->prefer_irq = false;
-	kiw_rdq_init(&tx->orq_q, KIW_MAX_ORD, min_t(u32, p->ord, KIW_MAX_ORD));
-	kiw_rdq_init(&tx->irq_q, KIW_MAX_IRD, min_t(u32, p->ird, KIW_MAX_IRD));
+	kiw_rdq_init(&tx->orq_q, tx->orq_num, ord);
+	kiw_rdq_init(&tx->irq_q, tx->irq_num, ird);
 	tx->irq_started = 0;
 	tx->orq_wait = false;
 
@@ -156,6 +242,38 @@ int kiw_tx_attach(struct kiw_qp *qp, const struct kiw_llp_params *p)
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(kiw_tx_attach);
+
+/**
+ * kiw_tx_wanted - has a newly attached connection anything to send?
+ * @qp: the QP, just attached
+ *
+ * The RTR, or work requests posted before the socket was there (their
+ * kicks found no socket: a run that took @run_lock before
+ * kiw_tx_attach() did had its WQEs written before, and one after it sees
+ * the socket). Whatever comes later kicks the TX itself: post_send and
+ * the doorbell, the RX (a Read Request, the responder's first FPDU
+ * received, an error), the close.
+ *
+ * Return: true if the TX work should run now.
+ */
+bool kiw_tx_wanted(struct kiw_qp *qp)
+{
+	struct kiw_tx *tx = &qp->tx;
+	bool want;
+	u32 tail;
+
+	if (READ_ONCE(tx->hold))
+		return false;	/* the RX kicks as it clears it */
+	mutex_lock(&tx->run_lock);
+	want = tx->rtr != KIW_RTR_NONE || tx->cur.kind != KIW_TXM_NONE ||
+	       tx->b->spill_len;
+	mutex_unlock(&tx->run_lock);
+	spin_lock_bh(&tx->lock);
+	tail = tx->txc.tail;
+	spin_unlock_bh(&tx->lock);
+	return want || kiw_sq_posted(qp, tail);
+}
+EXPORT_SYMBOL_IF_KUNIT(kiw_tx_wanted);
 
 /*
  * Stop the TX for good on this connection: no run sends on the socket
@@ -341,16 +459,13 @@ void kiw_tx_wqe_fail(struct kiw_qp *qp, u32 pos, enum ib_wc_status status)
 /* The EMSS now, and the MULPDU it allows (RFC 5044 4.5, MPA-SZ-5). */
 static void kiw_tx_mss(struct kiw_tx *tx, u32 mss)
 {
-	unsigned int ulpdu;
-
+	/* The spill buffer was sized for it (kiw_tx_spill_size()). */
+	mss = min(mss, tx->mss_max);
 	if (mss == tx->mss && tx->mulpdu)
 		return;
 	tx->mss = mss;
 	tx->mulpdu = kiw_mpa_mulpdu(mss, tx->markers);
-	ulpdu = tx->mulpdu + KIW_MPA_FPDU_OVERHEAD + 3;
-	tx->fpdu_max = ulpdu + (tx->markers ? KIW_MPA_MARKER_SIZE *
-				(DIV_ROUND_UP(ulpdu, KIW_MPA_MARKER_INTERVAL -
-					      KIW_MPA_MARKER_SIZE) + 1) : 0);
+	tx->fpdu_max = kiw_tx_fpdu_wire(tx->mulpdu, tx->markers);
 	/* Segments already cut stay as they are (RFC 5041 section 3). */
 	if (tx->cur.kind != KIW_TXM_NONE)
 		kiw_ddp_seg_set_mulpdu(&tx->cur.seg, tx->mulpdu);
@@ -391,6 +506,8 @@ unsigned int kiw_tx_fill(struct kiw_qp *qp, u32 mss, int space)
 		if (kiw_tx_seg(qp))
 			break;
 	}
+	if (tx->cur.kind != KIW_TXM_NONE)
+		kiw_txb_stopped_short(tx->b, tx->fpdu_max);
 	return tx->b->nr_fpdu;
 }
 EXPORT_SYMBOL_IF_KUNIT(kiw_tx_fill);

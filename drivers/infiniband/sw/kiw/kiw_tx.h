@@ -110,6 +110,7 @@ struct kiw_tx {
 	/* Stream and segmentation. */
 	u32 off;		/* stream offset of the next octet (markers) */
 	u32 mss;		/* the EMSS @mulpdu was derived from */
+	u32 mss_max;		/* the peer's MSS: bounds @mss (spill size) */
 	unsigned int mulpdu;
 	unsigned int fpdu_max;	/* wire octets of an FPDU of @mulpdu */
 	u32 msn[KIW_DDP_QN_COUNT];	/* next MSN per queue */
@@ -129,6 +130,8 @@ struct kiw_tx {
 	struct kiw_rdq orq_q;
 	struct kiw_irqe *irq;
 	struct kiw_rdq irq_q;
+	u32 orq_num;		/* entries allocated (kiw_tx_attach()) */
+	u32 irq_num;
 	u32 irq_started;	/* the IRQ entry being answered (0 or 1) */
 	bool orq_wait;
 
@@ -176,6 +179,7 @@ void kiw_tx_doorbell(struct kiw_qp *qp);
 
 /* kiw_tx.c, for kiw_llp.c and kiw_rx.c */
 int kiw_tx_attach(struct kiw_qp *qp, const struct kiw_llp_params *p);
+bool kiw_tx_wanted(struct kiw_qp *qp);
 void kiw_tx_detach(struct kiw_qp *qp);
 void kiw_tx_read_done(struct kiw_qp *qp, const struct kiw_orqe *orqe,
 		      enum ib_wc_status status);
@@ -184,6 +188,10 @@ void kiw_tx_reap(struct kiw_qp *qp);
 void kiw_dp_terminate(struct kiw_qp *qp, kiw_term_t term,
 		      enum ib_event_type event, const void *hdr,
 		      unsigned int hdr_len, u16 seg_len);
+
+/* Sizes of the per-connection state (kiw_tx_attach()). */
+unsigned int kiw_tx_spill_size(u32 mss_max, bool markers);
+u32 kiw_tx_rdq_size(u32 ord_ird);
 
 /* The engine without the socket (KUnit drives it so). */
 unsigned int kiw_tx_fill(struct kiw_qp *qp, u32 mss, int space);

@@ -11,7 +11,12 @@
 
 #include "kiw_tx_batch.h"
 
-struct kiw_txb *kiw_txb_alloc(void)
+/**
+ * kiw_txb_alloc - a batch and its spill buffer
+ * @spill: the spill buffer's size (see kiw_tx_batch.h), at least
+ *	KIW_TXB_SPILL_MIN, at most KIW_TXB_BYTES
+ */
+struct kiw_txb *kiw_txb_alloc(unsigned int spill)
 {
 	struct kiw_txb *b = kvzalloc(sizeof(*b), GFP_KERNEL);
 
@@ -19,8 +24,7 @@ struct kiw_txb *kiw_txb_alloc(void)
 		return NULL;
 	/* The vectors point into these: kmalloc, not vmalloc. */
 	b->fpdu = kcalloc(KIW_TXB_FPDUS, sizeof(*b->fpdu), GFP_KERNEL);
-	b->spill = kvmalloc(KIW_TXB_BYTES, GFP_KERNEL);
-	if (!b->fpdu || !b->spill) {
+	if (!b->fpdu || kiw_txb_reserve(b, spill, GFP_KERNEL)) {
 		kiw_txb_free(b);
 		return NULL;
 	}
@@ -40,22 +44,82 @@ void kiw_txb_free(struct kiw_txb *b)
 EXPORT_SYMBOL_IF_KUNIT(kiw_txb_free);
 
 /**
+ * kiw_txb_reserve - a spill buffer of at least @size octets
+ * @b: the batch; its spill buffer must be empty to be replaced
+ * @size: octets wanted (clamped to [KIW_TXB_SPILL_MIN, KIW_TXB_BYTES])
+ * @gfp: the allocation's flags
+ *
+ * The buffer only grows; on failure the old one stays.
+ *
+ * Return: 0, -EBUSY (the buffer holds octets), or -ENOMEM.
+ */
+int kiw_txb_reserve(struct kiw_txb *b, unsigned int size, gfp_t gfp)
+{
+	u8 *p;
+
+	size = clamp_t(unsigned int, size, KIW_TXB_SPILL_MIN, KIW_TXB_BYTES);
+	if (b->spill && size <= b->spill_cap)
+		return 0;
+	if (b->spill_len)
+		return -EBUSY;
+	/* What kmalloc would give anyway is usable. */
+	if (size < KIW_TXB_BYTES)
+		size = min_t(unsigned int, kmalloc_size_roundup(size),
+			     KIW_TXB_BYTES);
+	p = kvmalloc(size, gfp);
+	if (!p)
+		return -ENOMEM;
+	kvfree(b->spill);
+	b->spill = p;
+	b->spill_cap = size;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(kiw_txb_reserve);
+
+/**
+ * kiw_txb_stopped_short - did the spill buffer's size stop the batch?
+ * @b: the batch, just filled
+ * @next: what kiw_txb_room() was asked for last
+ *
+ * Called when the batch was left with a message still being cut: if the
+ * socket offered more than the spill buffer holds and the next FPDU did
+ * not fit for that reason, the next batch tries a larger buffer.
+ */
+void kiw_txb_stopped_short(struct kiw_txb *b, unsigned int next)
+{
+	if (b->limit < b->want && b->bytes + next > b->limit)
+		b->grow = true;
+}
+EXPORT_SYMBOL_IF_KUNIT(kiw_txb_stopped_short);
+
+/**
  * kiw_txb_begin - start an empty batch
  * @b: the batch; its spill buffer must be empty
  * @limit: octets the batch should stay within (the socket's free space);
- *	the first FPDU is always taken, at most KIW_TXB_BYTES in all
+ *	the first FPDU is always taken, at most the spill buffer's size in
+ *	all (see kiw_tx_batch.h: it may grow here first)
  * @mss: the EMSS TCP cuts segments at (0: only the batch's end is a cut)
  */
 void kiw_txb_begin(struct kiw_txb *b, unsigned int limit, unsigned int mss)
 {
 	WARN_ON_ONCE(b->nr_ref || b->spill_len);
+	b->want = min_t(unsigned int, limit, KIW_TXB_BYTES);
+	/*
+	 * Under load: a larger buffer if memory is at hand. No I/O: this
+	 * may run for a storage consumer's writeback; no retries, no
+	 * warning: failing only keeps batches at the size they have.
+	 */
+	if (b->grow && b->want > b->spill_cap)
+		kiw_txb_reserve(b, b->spill_cap * 2,
+				GFP_NOIO | __GFP_NORETRY | __GFP_NOWARN);
+	b->grow = false;
 	b->nr_fpdu = 0;
 	b->nr_vec = 0;
 	b->nr_src = 0;
 	b->nr_end = 0;
 	b->bytes = 0;
 	b->staged = false;
-	b->limit = min_t(unsigned int, limit, KIW_TXB_BYTES);
+	b->limit = min(b->want, b->spill_cap);
 	b->nr_cut = 0;
 	kiw_seg_plan_init(&b->plan, mss);
 }
@@ -280,7 +344,7 @@ int kiw_txb_add(struct kiw_txb *b, u32 start, bool markers, bool crc,
 		return -EINVAL;
 	if (crc) {
 		n = kiw_fpdu_build_linear(&f->ftx, &d, b->spill + b->bytes,
-					  KIW_TXB_BYTES - b->bytes);
+					  b->spill_cap - b->bytes);
 		if (WARN_ON_ONCE(n < 0))
 			return n;
 		b->staged = true;

@@ -55,14 +55,29 @@
 #define KIW_TXB_FPDUS	16	/* FPDUs per batch */
 #define KIW_TXB_SRC	32	/* payload vectors per FPDU */
 #define KIW_TXB_REFS	16	/* regions referenced by one batch */
-#define KIW_TXB_BYTES	65536	/* octets per batch; also the spill size */
+#define KIW_TXB_BYTES	65536	/* octets per batch; the largest spill size */
+#define KIW_TXB_SPILL_MIN 1024	/* the smallest spill buffer */
 
 /*
- * A batch takes its first FPDU whatever its size, others only within
- * KIW_TXB_BYTES: a staged batch always fits in the spill buffer.
+ * The spill buffer. A connection's starts at its largest FPDU (the
+ * peer's MSS bounds it: kiw_tx_attach()), never below
+ * KIW_TXB_SPILL_MIN, and a batch never takes more octets than the
+ * buffer holds: its first FPDU always fits, others only within the
+ * buffer's size, so a staged batch, and what TCP did not take of any
+ * batch, always fit in it. Once a batch had to stop at that size with
+ * a message still being sent, and the socket offered more, the next
+ * batch first tries to double the buffer (up to KIW_TXB_BYTES: it grows
+ * with the traffic), without waiting for memory; if that
+ * fails, batches simply stay that size. State only needed under load is
+ * so allocated when it is needed, and a failure never stops a stream.
  */
+/* The largest buffer holds any FPDU. */
 static_assert(KIW_MPA_FPDU_OVERHEAD + KIW_MPA_ULPDU_MAX + 3 +
 	      KIW_MPA_MARKER_SIZE * KIW_FPDU_MAX_MARKERS <= KIW_TXB_BYTES);
+/* A Terminate, the one FPDU sent before any MSS is known, fits anyway. */
+static_assert(KIW_MPA_FPDU_OVERHEAD + KIW_DDP_HDR_MAX_LEN +
+	      KIW_RDMAP_TERM_MAX_LEN + 3 + KIW_MPA_MARKER_SIZE * 3 <=
+	      KIW_TXB_SPILL_MIN);
 #define KIW_TXB_VECS	(KIW_TXB_FPDUS * 12 + KIW_FPDU_TX_MAX_VEC(KIW_TXB_SRC))
 
 /* Longest header an FPDU starts with: untagged DDP plus inline data. */
@@ -100,6 +115,8 @@ struct kiw_txb {
 	unsigned int bytes;	/* octets in the batch */
 	bool staged;		/* the FPDUs are in the spill buffer (CRC) */
 	unsigned int limit;	/* octets this batch should not exceed */
+	unsigned int want;	/* what kiw_txb_begin() was offered */
+	bool grow;		/* a batch stopped at spill_cap: grow it */
 	/*
 	 * Where a sendmsg() ends with MSG_EOR (kiw_seg_plan_next()): batch
 	 * offsets while the batch is built, spill buffer offsets once what
@@ -118,14 +135,17 @@ struct kiw_txb {
 	 * batch is built (the buffer is then empty), its staged FPDUs.
 	 */
 	u8 *spill;
+	unsigned int spill_cap;	/* its size */
 	unsigned int spill_len;
 	unsigned int spill_off;
 	/* The TX's copy of the SQ work request it is sending. */
 	struct kiw_sqe sqe;
 };
 
-struct kiw_txb *kiw_txb_alloc(void);
+struct kiw_txb *kiw_txb_alloc(unsigned int spill);
 void kiw_txb_free(struct kiw_txb *b);
+int kiw_txb_reserve(struct kiw_txb *b, unsigned int size, gfp_t gfp);
+void kiw_txb_stopped_short(struct kiw_txb *b, unsigned int next);
 void kiw_txb_begin(struct kiw_txb *b, unsigned int limit, unsigned int mss);
 bool kiw_txb_room(const struct kiw_txb *b, unsigned int next);
 
