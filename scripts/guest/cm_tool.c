@@ -45,7 +45,7 @@
  *   cm_tool client -a ADDR[,ADDR...] | -R  -p PORT [-n CONNS] [-d PDLEN]
  *                  [-D [-m MSGS] [-s SIZE]] [-c client|server|destroy]
  *                  [-t SECONDS]
- *   (both take -v, -q and -N ROUNDS)
+ *   (both take -v, -q and -N ROUNDS; the client -H)
  *   -r reject every request; -D move data (-m messages each way, default
  *   1, at most 64; -s octets each, default 64, at most 1 MiB); -c who
  *   closes: the client (rdma_disconnect, default), the server, or the
@@ -56,6 +56,12 @@
  *   run as the deadline would (a server that may see fewer than -n). -R:
  *   the addresses come from stdin, a round per line (see rounds()); -t
  *   is then the limit of each round.
+ *
+ * Hold (-H, client): no connection is closed when its messages are done;
+ * once every one has either ended or is established with its messages
+ * done, the client prints "HOLDING established=<n> data_ok=<n>" and keeps
+ * them all until SIGUSR2 (or the deadline), then closes them as usual. A
+ * benchmark measures memory in between.
  *
  * Churn (-N ROUNDS): the client opens its -n connections ROUNDS times
  * over, a round once the last one has ended; the server handles -n *
@@ -108,7 +114,7 @@ struct conn {
 };
 
 static struct {
-	bool server, reject, data, eager, verbose, rounds, quiet;
+	bool server, reject, data, eager, verbose, rounds, quiet, hold;
 	const char *addr, *port;
 	char *addrs[MAX_ADDRS];
 	int naddrs;
@@ -354,7 +360,7 @@ static void poll_data(struct conn *c)
 		c->data_ok++;
 		c->data_done = true;
 		if ((opt.server && opt.closer == 's') ||
-		    (!opt.server && opt.closer != 's'))
+		    (!opt.server && opt.closer != 's' && !opt.hold))
 			conn_close(c);
 	}
 }
@@ -420,7 +426,7 @@ static void on_established(struct conn *c, struct rdma_cm_event *ev)
 		return;
 	}
 	if ((opt.server && opt.closer == 's') ||
-	    (!opt.server && opt.closer != 's'))
+	    (!opt.server && opt.closer != 's' && !opt.hold))
 		conn_close(c);
 }
 
@@ -642,7 +648,7 @@ static void parse_addr(const char *host, const char *port,
 
 static void usage(void)
 {
-	fprintf(stderr, "Usage: cm_tool server|client -a/-b ADDR -p PORT [-n N] [-r] [-d PD] [-B BL] [-D [-m MSGS] [-s SIZE] [-e]] [-c c|s|d] [-t S] [-v] [-R] [-N ROUNDS] [-q]\n");
+	fprintf(stderr, "Usage: cm_tool server|client -a/-b ADDR -p PORT [-n N] [-r] [-d PD] [-B BL] [-D [-m MSGS] [-s SIZE] [-e]] [-c c|s|d] [-t S] [-v] [-R] [-N ROUNDS] [-q] [-H]\n");
 	exit(2);
 }
 
@@ -671,7 +677,7 @@ static void parse_args(int argc, char **argv)
 	if (!opt.server && strcmp(argv[1], "client"))
 		usage();
 	optind = 2;
-	while ((ch = getopt(argc, argv, "a:b:p:n:rd:B:Dm:s:ec:t:vRN:q")) != -1) {
+	while ((ch = getopt(argc, argv, "a:b:p:n:rd:B:Dm:s:ec:t:vRN:qH")) != -1) {
 		switch (ch) {
 		case 'a':
 		case 'b':
@@ -723,6 +729,9 @@ static void parse_args(int argc, char **argv)
 		case 'q':
 			opt.quiet = true;
 			break;
+		case 'H':
+			opt.hold = true;
+			break;
 		default:
 			usage();
 		}
@@ -735,7 +744,8 @@ static void parse_args(int argc, char **argv)
 	    opt.pd_len < 0 || opt.pd_len > 255 || opt.msgs < 1 ||
 	    opt.msgs > MAX_MSGS || opt.size < 1 || opt.size > MAX_SIZE ||
 	    opt.churn < 0 || opt.churn > 1000000 ||
-	    (opt.churn && (opt.closer == 'd' || opt.rounds)))
+	    (opt.churn && (opt.closer == 'd' || opt.rounds)) ||
+	    (opt.hold && (opt.server || opt.churn || opt.rounds)))
 		usage();
 }
 
@@ -748,6 +758,40 @@ static bool usr1_pending(void)
 	sigset_t set;
 
 	return !sigpending(&set) && sigismember(&set, SIGUSR1) == 1;
+}
+
+/*
+ * -H: once every connection has ended or is up with its messages done,
+ * say so, and on SIGUSR2 (blocked, taken here) close those still up.
+ */
+static void hold(void)
+{
+	static const struct timespec zero;
+	static bool said, released;
+	sigset_t usr2;
+
+	if (!opt.hold || released || nconns < opt.conns)
+		return;
+	for (int i = 0; i < nconns; i++) {
+		struct conn *c = conns[i];
+
+		if (c && !c->done && (!c->established ||
+				      (opt.data && !c->data_done)))
+			return;
+	}
+	if (!said) {
+		said = true;
+		printf("HOLDING established=%d data_ok=%d\n", res.established,
+		       res.data_ok);
+	}
+	sigemptyset(&usr2);
+	sigaddset(&usr2, SIGUSR2);
+	if (sigtimedwait(&usr2, NULL, &zero) != SIGUSR2)
+		return;
+	released = true;
+	for (int i = 0; i < nconns; i++)
+		if (conns[i] && conns[i]->id && !conns[i]->done)
+			conn_close(conns[i]);
 }
 
 /* A client's connections: opt.conns of them, over opt.addrs. */
@@ -786,6 +830,7 @@ static void run(struct rdma_event_channel *ch, int target)
 				poll_data(conns[i]);
 		poll_async();
 		reap();
+		hold();
 		/* A churn's next round (-N), once the last is gone. */
 		if (!opt.server && churn_round && churn_round < opt.churn &&
 		    !nconns && finished == churn_round * opt.conns) {
@@ -854,6 +899,7 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	sigemptyset(&usr1);
 	sigaddset(&usr1, SIGUSR1);
+	sigaddset(&usr1, SIGUSR2);
 	sigprocmask(SIG_BLOCK, &usr1, NULL);
 	parse_args(argc, argv);
 	ch = rdma_create_event_channel();
