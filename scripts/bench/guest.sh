@@ -432,11 +432,17 @@ m_mem() {
 		ip netns exec a timeout "$lim" "$CM_TOOL" client -a "$B4" \
 			-p "$PORT" -n "$k" -D -q -H -t "$lim" > "$OUT/cli.$i" 2>&1 &
 		clis+=($!)
+		v=$(date +%s)
 		until grep -q '^HOLDING' "$OUT/cli.$i"; do
 			kill -0 "${clis[i]}" 2>/dev/null && [ "$(date +%s)" -lt "$end" ] ||
-				{ say "client $i ended or timed out before holding"; rc=1; break 2; }
+				break
 			sleep 0.5
 		done
+		# (It may have said HOLDING, then lost its connections and ended.)
+		kill -0 "${clis[i]}" 2>/dev/null ||
+			{ say "client $i ended after $(( $(date +%s) - v )) s ($(grep -c '^HOLDING' "$OUT/cli.$i") HOLDING lines)"; rc=1; break; }
+		grep -q '^HOLDING' "$OUT/cli.$i" ||
+			{ say "client $i timed out before holding"; rc=1; break; }
 	done
 	if [ "$rc" = 0 ]; then
 		sleep 1
@@ -476,6 +482,14 @@ m_mem() {
 	done
 	cat "$OUT"/cli.* > "$OUT/cli" 2>/dev/null
 	cat "$OUT"/srv.* > "$OUT/srv" 2>/dev/null
+	# Every pair's output, when a pair failed (show_failure has only the
+	# end of it all).
+	for (( i = 0; rc != 0 && i < ${#clis[@]}; i++ )); do
+		say "pair $i, client:"
+		head -n 50 "$OUT/cli.$i" | sed 's/^/#   /'
+		say "pair $i, server:"
+		head -n 50 "$OUT/srv.$i" | sed 's/^/#   /'
+	done
 	after=$(kmem_settled)
 	for v in $(sed -n 's/^RESULT established=\([0-9]*\) .*/\1/p' "$OUT/cli"); do
 		c_est=$(( c_est + v ))
