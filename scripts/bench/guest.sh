@@ -410,9 +410,11 @@ leak_tolerance() {
 MEM_CHUNK=40
 EXTRA=()
 m_mem() {
-	local n=$1 lim=$(( 60 + n / 2 )) before during after held srv_rc
+	local n=$1 lim before during after held srv_rc
 	local cpid end i k c_est=0 c_ok=0 s_ok=0 parts0 parts1 mod rc=0 v
 	local tag="conn$n" clis=() srvs=()
+	# (not on the line of "local n": that expands before n is set)
+	lim=$(( 60 + n / 2 ))
 	[ "$n" = 1000 ] && EXTRA=("$tag/ok|FAILED|conns" "$tag/leak|FAILED|KiB"
 		"$tag/tol|FAILED|KiB" "$tag/unload|FAILED|ok")
 	sleep 1
