@@ -4,12 +4,15 @@
 # make bench: kiw against Linux siw and plain TCP, each test in one guest run.
 #
 # Usage: scripts/bench.sh [--quick] [--reps N] [--duration SEC]
-#                         [--kernel stock|debug] [--only REGEX]
-#                         [--stacks REGEX] [--profile] [--out DIR]
-#   --quick        one repetition, 64 KiB and 8 B only, shorter runs: for
-#                  development (make bench BENCH_QUICK=1)
+#                         [--bw-mib MIB] [--kernel stock|debug]
+#                         [--only REGEX] [--stacks REGEX] [--profile]
+#                         [--out DIR]
+#   --quick        one repetition, 64 KiB and 8 B only, no -Q 1 rows,
+#                  shorter runs: for development (make bench BENCH_QUICK=1)
 #   --reps N       repetitions; the table shows medians (default 3)
-#   --duration S   seconds per bandwidth run (default 3; quick 2)
+#   --duration S   seconds per -Q 1 bandwidth run (default 3; quick 2)
+#   --bw-mib MIB   data per headline bandwidth run (perftest -n; default
+#                  64, quick 32)
 #   --kernel K     the guest kernel: stock (default, the one users run) or
 #                  debug (KASAN and lockdep: numbers only for curiosity)
 #   --only REGEX   only the tests whose name matches (e.g. 'write_bw/64K')
@@ -40,15 +43,16 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-usage() { sed -n '4,22s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+usage() { sed -n '4,25s/^# \{0,1\}//p' "$0" >&2; exit 2; }
 
-quick=${BENCH_QUICK:-0} reps='' duration='' kernel=stock only='' stacks='' profile=0
+quick=${BENCH_QUICK:-0} reps='' duration='' bw_mib='' kernel=stock only='' stacks='' profile=0
 out=$KIW_TOP/build/bench
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--quick)    quick=1; shift ;;
 	--reps)     reps=${2:?}; shift 2 ;;
 	--duration) duration=${2:?}; shift 2 ;;
+	--bw-mib)   bw_mib=${2:?}; shift 2 ;;
 	--kernel)   kernel=${2:?}; shift 2 ;;
 	--only)     only=${2:?}; shift 2 ;;
 	--stacks)   stacks=${2:?}; shift 2 ;;
@@ -72,23 +76,26 @@ siw_crc=$("$KIW_TOP/scripts/bench/build-siw-crc.sh" "$kernel")
 
 gargs=(--reps "$reps" --duration "$duration")
 [ "$quick" = 0 ] || gargs+=(--quick)
+[ -z "$bw_mib" ] || gargs+=(--bw-mib "$bw_mib")
 [ -z "$only" ] || gargs+=(--only "$only")
 [ -z "$stacks" ] || gargs+=(--stacks "$stacks")
 [ "$profile" = 0 ] || gargs+=(--profile)
 
 # The guest's time limit, from the number of runs: up to 45 s of overhead
-# per run under TCG on a loaded machine, on top of its duration.
+# per run under TCG on a loaded machine, on top of its duration (a
+# headline bandwidth run: up to 20 s of data on the slowest stack; a
+# memory run of 1000 connections: a few minutes).
 if [ "$profile" = 1 ]; then
 	limit=3600
 else
-	runs=$(( quick ? 7 * 5 + 1 : 15 * 5 + 1 ))
-	limit=$(( reps * runs * (duration + 50) + 600 ))
+	runs=$(( quick ? 9 * 5 + 1 : 25 * 5 + 1 ))
+	limit=$(( reps * (runs * (duration + 60) + 2 * 600) + 600 ))
 fi
 
 {
 	echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
 	echo "commit: $(git -C "$KIW_TOP" describe --always --dirty 2>/dev/null || echo unknown)"
-	echo "kernel: $kernel; reps: $reps; duration: ${duration}s; quick: $quick; tcg: ${KIW_VM_TCG_THREAD:-single, latency tests multi}"
+	echo "kernel: $kernel; reps: $reps; duration: ${duration}s (-Q 1 rows); headline bandwidth: ${bw_mib:-$([ "$quick" = 0 ] && echo 64 || echo 32)} MiB a run; quick: $quick; tcg: ${KIW_VM_TCG_THREAD:-single, latency tests multi}"
 	echo "host: $(nproc) CPUs, load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 } > "$out/meta.txt"
 

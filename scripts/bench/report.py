@@ -8,9 +8,15 @@ RESULTS.csv has one line per measurement: rep,stack,test,value,unit, value
 a number or FAILED. Each cell of the table is the median over the
 repetitions that produced a number; a cell whose runs all failed is
 FAILED, one where some failed carries a "*" and says how many did. The
-ratios and the targets (Documentation/benchmark.rst) compare medians of
-the same guest run only. Writes OUTDIR/bench.png (gnuplot) and prints the
-table.
+ratios and the targets (Documentation/benchmark.rst, issue 17's) compare
+medians of the same guest run only. Writes OUTDIR/bench.png (gnuplot) and
+prints the table.
+
+The tests: the bandwidth headline (BW_TESTS, perftest's default completion
+moderation), the same with every work request signalled (BWQ1_TESTS,
+"<test>/Q1"), latency, connection setup rate at 100 and 1000 connections,
+kernel memory per connection held (KiB, both ends) at 1, 100 and 1000,
+and the 1000-connection run's checks (conn1000/ok, /leak, /unload).
 """
 
 import argparse
@@ -28,8 +34,28 @@ HEAD = {"tcp": "TCP", "siw": "siw", "siw-crc": "siw+crc", "kiw": "kiw",
 BW_TESTS = [f"{op}_bw/{s}" for s in ("4K", "64K", "1M")
             for op in ("write", "read", "send")] + ["write_bw_16qp/64K"]
 LAT_TESTS = [f"{op}_lat/{s}" for s in ("8", "4K") for op in ("write", "send")]
-CM_TESTS = ["cm_connect"]
-UNITS = {"bw": "Gbit/s", "lat": "us", "cm": "conn/s"}
+BWQ1_TESTS = [f"{t}/Q1" for t in BW_TESTS]
+CM_TESTS = ["cm_connect/100", "cm_connect/1000"]
+MEM_TESTS = ["mem/1", "mem/100", "mem/1000"]
+UNITS = {"bw": "Gbit/s", "lat": "us", "cm": "conn/s", "mem": "KiB/conn"}
+# The table's sections: kind, tests, heading.
+SECTIONS = [("bw", BW_TESTS, "bandwidth, perftest's default completion "
+             "moderation, -n (the headline)"),
+            ("bw", BWQ1_TESTS, "bandwidth, every work request signalled "
+             "(-Q 1), -D"),
+            ("lat", LAT_TESTS, "latency (lower is better)"),
+            ("cm", CM_TESTS, "connection setup rate"),
+            ("mem", MEM_TESTS, "kernel memory per connection held, both "
+             "ends (lower is better)")]
+# The 1000-connection run (guest.sh m_mem 1000).
+CONN_N = 1000
+CONN_TESTS = [f"conn{CONN_N}/ok", f"conn{CONN_N}/leak",
+              f"conn{CONN_N}/unload"]
+CONN_TOL = f"conn{CONN_N}/tol"
+# Leak tolerance, KiB, when the run did not say (guest.sh leak_tolerance,
+# conn1000/tol): 1 MiB, or a tenth of what the connections held.
+LEAK_MIN_KIB = 1024
+LEAK_FRACTION = 0.1
 
 
 class Cell:
@@ -110,15 +136,18 @@ class Report:
     def table(self):
         lines = []
         tcp = self.cell("tcp", "tcp")
-        w = [19, 7] + [8] * 5 + [8, 12, 8, 10, 9, 9]
+        w = [21, 8] + [8] * 5 + [8, 12, 8, 10, 9, 9]
         hdr = ["test", "unit"] + [HEAD[s] for s in STACKS[1:]] + \
               ["kiw/siw", "kiw+c/siw+c", "kiw/TCP", "kiw+c/TCP", "CRC cost",
                "mrk cost"]
         lines.append(row(hdr, w))
         lines.append("-" * (sum(w) + len(w) - 1))
-        for kind, names in (("bw", BW_TESTS), ("lat", LAT_TESTS),
-                            ("cm", CM_TESTS)):
-            for t in self.tests(names):
+        for kind, names, heading in SECTIONS:
+            tests = self.tests(names)
+            if not tests:
+                continue
+            lines.append(f"  {heading}:")
+            for t in tests:
                 c = {s: self.cell(s, t) for s in STACKS}
                 r1 = self.ratio(c["kiw"], c["siw"])[1]
                 r2 = self.ratio(c["kiw-crc"], c["siw-crc"])[1]
@@ -130,6 +159,11 @@ class Report:
                                  [c[s].text() for s in STACKS[1:]] +
                                  [r1, r2, r3, r4, crc, mrk], w))
         lines.append(f"TCP (iperf3, one stream): {tcp.text()} Gbit/s")
+        conn = self.conn_lines()
+        if conn:
+            lines.append(f"{CONN_N} connections held at once, each moving "
+                         "data, then torn down:")
+            lines += [f"  {x}" for x in conn]
         return lines
 
     def cost(self, with_, without, kind):
@@ -140,12 +174,48 @@ class Report:
         loss = (1 - r) if kind in ("bw", "cm") else (r - 1)
         return f"{loss * 100:.0f}%"
 
+    def conn_check(self, stack):
+        """The 1000-connection run of STACK: (verdict, text), or None."""
+        ok, leak, unload = (self.cell(stack, t) for t in CONN_TESTS)
+        if ok.runs == 0:
+            return None
+        if ok.median is None or leak.median is None or unload.median is None:
+            return "FAILED", f"{HEAD[stack]}: FAILED"
+        held = self.med(stack, f"mem/{CONN_N}")
+        tols = self.cell(stack, CONN_TOL).values
+        tol = LEAK_MIN_KIB
+        if tols:
+            tol = min(tols)
+        elif held is not None:
+            tol = max(tol, held * CONN_N * LEAK_FRACTION)
+        # The worst run counts: every run must pass.
+        n_ok = min(ok.values)
+        worst_leak = max(leak.values)
+        unloaded = min(unload.values) == 1
+        met = n_ok == CONN_N and worst_leak <= tol and unloaded and \
+            not (ok.failed or leak.failed or unload.failed)
+        text = (f"{HEAD[stack]}: {n_ok:.0f} of {CONN_N} up and moved data, "
+                f"{worst_leak:.0f} KiB left after the teardown "
+                f"(tolerance {tol:.0f}), module "
+                f"{'unloaded and loaded again' if unloaded else 'did NOT unload'}"
+                + (f"; {ok.failed} run(s) FAILED" if ok.failed else ""))
+        return ("MET" if met else "MISSED"), text
+
+    def conn_lines(self):
+        out = []
+        for s in STACKS[1:]:
+            c = self.conn_check(s)
+            if c:
+                out.append(f"{c[0]:7s} {c[1]}")
+        return out
+
     def targets(self):
-        """(verdict, what, target) for every target of issue 6."""
+        """(verdict, what, target) for every target of issue 17."""
         out = []
 
-        def check(what, num, den, goal, cost=False):
-            """Compare num/den (or 1 - num/den for a cost) with goal."""
+        def check(what, num, den, goal, cost=False, factor=1.0):
+            """Compare num / (factor * den) (or 1 - num/den for a cost)
+            with goal."""
             if num.runs == 0:
                 return
             r, txt = self.ratio(num, den)
@@ -153,6 +223,7 @@ class Report:
                 out.append(("FAILED" if txt == "FAILED" else "n/a", what,
                             goal))
                 return
+            r /= factor
             if cost:
                 r = 1 - r
             limit = float(goal.split()[1].rstrip("%")) / \
@@ -162,58 +233,81 @@ class Report:
             out.append(("MET" if ok else "MISSED", f"{what} = {shown}", goal))
 
         tcp = self.cell("tcp", "tcp")
+        for t in ("write_lat/8", "send_lat/8", "write_lat/4K", "send_lat/4K"):
+            check(f"{t}: kiw / siw latency", self.cell("kiw", t),
+                  self.cell("siw", t), "<= 1")
+            check(f"{t}: kiw+crc / siw+crc latency", self.cell("kiw-crc", t),
+                  self.cell("siw-crc", t), "<= 1")
+        for t in CM_TESTS:
+            check(f"{t}: setup rate kiw / siw", self.cell("kiw", t),
+                  self.cell("siw", t), ">= 1")
+        check(f"kiw setup rate, {CM_TESTS[1]} / {CM_TESTS[0]}",
+              self.cell("kiw", CM_TESTS[1]), self.cell("kiw", CM_TESTS[0]),
+              ">= 0.8")
+        for t in MEM_TESTS[1:]:
+            check(f"{t}: memory per connection kiw / siw",
+                  self.cell("kiw", t), self.cell("siw", t), "<= 1")
+        for s in ("kiw", "siw"):
+            c = self.conn_check(s)
+            if c:
+                out.append((c[0], c[1], "all up, no leak, unloads"))
+        for t in BW_TESTS:
+            check(f"{t}: kiw+crc / siw+crc", self.cell("kiw-crc", t),
+                  self.cell("siw-crc", t), ">= 2")
         big = [f"{op}_bw/{s}" for s in ("64K", "1M")
                for op in ("write", "read", "send")]
         for t in big:
-            kc = self.cell("kiw-crc", t)
-            check(f"{t}: kiw+crc / siw+crc", kc, self.cell("siw-crc", t),
-                  ">= 2")
-            check(f"{t}: kiw+crc / TCP", kc, tcp, ">= 0.7")
-        for t in ("write_lat/8", "send_lat/8"):
-            check(f"{t}: kiw / siw latency", self.cell("kiw", t),
-                  self.cell("siw", t), "<= 0.8")
+            check(f"{t}: kiw+crc / TCP", self.cell("kiw-crc", t), tcp,
+                  ">= 0.7")
         for t in big:
             k = self.cell("kiw", t)
             check(f"{t}: CRC cost, 1 - kiw+crc / kiw",
                   self.cell("kiw-crc", t), k, "<= 15%", cost=True)
             check(f"{t}: marker cost, 1 - kiw+mrk / kiw",
                   self.cell("kiw-mrk", t), k, "<= 10%", cost=True)
-        for s in ("kiw", "kiw-crc"):
-            check(f"{HEAD[s]}: 16 QPs / 1 QP, write 64K",
-                  self.cell(s, "write_bw_16qp/64K"),
-                  self.cell(s, "write_bw/64K"), ">= 1")
-        check("connection setup rate: kiw / siw",
-              self.cell("kiw", "cm_connect"), self.cell("siw", "cm_connect"),
-              ">= 1")
         return out
 
     def chart(self, outdir, title):
-        """bench.png: bandwidth on top, latency and setup rate below; one
-        bar per stack, the ratio that matters above each group."""
+        """bench.png: the headline bandwidth on top, the -Q 1 bandwidth
+        below it, then latency, setup rate and memory; one bar per stack,
+        the ratio that matters above each group, the 1000-connection
+        checks at the bottom."""
         stacks = STACKS[1:]
         colors = {"siw": "#b0b0b0", "siw-crc": "#6e6e6e", "kiw": "#9ecae1",
                   "kiw-crc": "#2171b5", "kiw-mrk": "#41ab5d"}
         # kind, tests, y label, ratio above each group (num, den), layout
         # (origin x, y, size x, y).
-        panels = [("bw", self.tests(BW_TESTS), "Gbit/s (higher is better)",
-                   ("kiw-crc", "siw-crc"), (0, 0.42, 1, 0.52)),
+        panels = [("bw", self.tests(BW_TESTS),
+                   "Gbit/s, default moderation (headline)",
+                   ("kiw-crc", "siw-crc"), (0, 0.64, 1, 0.32)),
+                  ("bwq1", self.tests(BWQ1_TESTS), "Gbit/s, -Q 1",
+                   ("kiw-crc", "siw-crc"), (0, 0.34, 1, 0.30)),
                   ("lat", self.tests(LAT_TESTS), "us (lower is better)",
-                   ("kiw", "siw"), (0, 0, 0.62, 0.42)),
+                   ("kiw", "siw"), (0, 0.03, 0.45, 0.31)),
                   ("cm", self.tests(CM_TESTS), "conn/s (higher is better)",
-                   ("kiw", "siw"), (0.62, 0, 0.38, 0.42))]
+                   ("kiw", "siw"), (0.45, 0.03, 0.25, 0.31)),
+                  ("mem", self.tests(MEM_TESTS),
+                   "KiB per connection (lower is better)",
+                   ("kiw", "siw"), (0.70, 0.03, 0.30, 0.31))]
         if not any(p[1] for p in panels) or not shutil.which("gnuplot"):
             return None
-        gp = ['set terminal pngcairo size 1500,1000 font "DejaVu Sans,11" '
+        conn = "; ".join(" ".join(x.split(None, 1))
+                         for x in self.conn_lines())
+        gp = ['set terminal pngcairo size 1500,1400 font "DejaVu Sans,11" '
               "noenhanced",
               f'set output "{outdir}/bench.png"',
               "set multiplot",
-              f'set label 1 "{title}" at screen 0.5, 0.985 center '
+              f'set label 1 "{title}" at screen 0.5, 0.99 center '
               'font ",13"',
               'set label 2 "above each group: kiw+crc / siw+crc (bandwidth),'
-              ' kiw / siw (latency, setup rate)" at screen 0.5, 0.96 center',
+              ' kiw / siw (latency, setup rate, memory)" at screen 0.5, 0.975'
+              ' center',
               "set style fill solid 0.9 border -1", "set grid ytics",
               "set yrange [0:*]", "set offsets 0, 0, graph 0.15, 0",
               "set xtics scale 0"]
+        if conn:
+            gp.append(f'set label 4 "{CONN_N} connections: {conn}" at '
+                      'screen 0.5, 0.012 center font ",10"')
         first = True
         for kind, tests, ylabel, (num, den), (ox, oy, sx, sy) in panels:
             if not tests:
@@ -236,8 +330,8 @@ class Report:
                     r, txt = self.ratio(self.cell(num, t), self.cell(den, t))
                     if txt != "-":
                         ratios.append((mid, top, txt))
-            gp.append(f"set origin {ox}, {oy * 0.95}")
-            gp.append(f"set size {sx}, {sy * 0.95}")
+            gp.append(f"set origin {ox}, {oy * 0.96}")
+            gp.append(f"set size {sx}, {sy * 0.96}")
             gp.append(f'set ylabel "{ylabel}"')
             gp.append(f'set xtics ({", ".join(tics)})')
             gp.append(f"set xrange [-1:{len(tests) * (len(stacks) + 1) - 1}]")
@@ -257,7 +351,7 @@ class Report:
                 plots += [f'NaN with boxes lc rgb "{colors[s]}" '
                           f'title "{HEAD[s]}"' for s in stacks]
             tcp = self.med("tcp", "tcp")
-            if kind == "bw" and tcp:
+            if kind in ("bw", "bwq1") and tcp:
                 plots.append(f'{tcp} with lines dt 2 lw 2 lc rgb "black" '
                              'title "TCP (iperf3)"')
             gp.append("plot " + ", \\\n     ".join(plots))

@@ -45,7 +45,7 @@
  *   cm_tool client -a ADDR[,ADDR...] | -R  -p PORT [-n CONNS] [-d PDLEN]
  *                  [-D [-m MSGS] [-s SIZE]] [-c client|server|destroy]
  *                  [-t SECONDS]
- *   (both take -v, -q, -N ROUNDS and -H FILE)
+ *   (both take -v, -q and -N ROUNDS; the client -H)
  *   -r reject every request; -D move data (-m messages each way, default
  *   1, at most 64; -s octets each, default 64, at most 1 MiB); -c who
  *   closes: the client (rdma_disconnect, default), the server, or the
@@ -57,9 +57,11 @@
  *   the addresses come from stdin, a round per line (see rounds()); -t
  *   is then the limit of each round.
  *
- * Hold (-H FILE): whoever closes waits, once all -n connections are up
- * (and their messages done), until FILE exists; it says "HOLDING <n>"
- * when all are waiting (a test reads the memory they use then).
+ * Hold (-H, client): no connection is closed when its messages are done;
+ * once every one has either ended or is established with its messages
+ * done, the client prints "HOLDING established=<n> data_ok=<n>" and keeps
+ * them all until SIGUSR2 (or the deadline), then closes them as usual. A
+ * benchmark measures memory in between.
  *
  * Churn (-N ROUNDS): the client opens its -n connections ROUNDS times
  * over, a round once the last one has ended; the server handles -n *
@@ -110,13 +112,11 @@ struct conn {
 	int rejected_ev, unreachable, error, pd_bad, dup, data_ok, data_fail;
 	bool data_done, closing, done, printed;
 	bool destroy;			/* destroy the id once events are acked */
-	bool held;			/* -H: its close waits for the file */
 };
 
 static struct {
-	bool server, reject, data, eager, verbose, rounds, quiet;
+	bool server, reject, data, eager, verbose, rounds, quiet, hold;
 	const char *addr, *port;
-	const char *hold;		/* -H: close only once this file exists */
 	char *addrs[MAX_ADDRS];
 	int naddrs;
 	int conns, pd_len, backlog, timeout, msgs, size;
@@ -287,10 +287,6 @@ static void conn_close(struct conn *c)
 {
 	if (c->closing)
 		return;
-	if (opt.hold && access(opt.hold, F_OK)) {
-		c->held = true;
-		return;
-	}
 	c->closing = true;
 	if (opt.closer == 'd' && !opt.server) {
 		/* Abortive: the id goes without a disconnect. */
@@ -351,7 +347,7 @@ static void poll_data(struct conn *c)
 		c->data_ok++;
 		c->data_done = true;
 		if ((opt.server && opt.closer == 's') ||
-		    (!opt.server && opt.closer != 's'))
+		    (!opt.server && opt.closer != 's' && !opt.hold))
 			conn_close(c);
 	}
 }
@@ -417,7 +413,7 @@ static void on_established(struct conn *c, struct rdma_cm_event *ev)
 		return;
 	}
 	if ((opt.server && opt.closer == 's') ||
-	    (!opt.server && opt.closer != 's'))
+	    (!opt.server && opt.closer != 's' && !opt.hold))
 		conn_close(c);
 }
 
@@ -627,7 +623,7 @@ static void reap(void)
 
 static void usage(void)
 {
-	fprintf(stderr, "Usage: cm_tool server|client -a/-b ADDR -p PORT [-n N] [-r] [-d PD] [-B BL] [-D [-m MSGS] [-s SIZE] [-e]] [-c c|s|d] [-t S] [-v] [-R] [-N ROUNDS] [-q]\n");
+	fprintf(stderr, "Usage: cm_tool server|client -a/-b ADDR -p PORT [-n N] [-r] [-d PD] [-B BL] [-D [-m MSGS] [-s SIZE] [-e]] [-c c|s|d] [-t S] [-v] [-R] [-N ROUNDS] [-q] [-H]\n");
 	exit(2);
 }
 
@@ -656,7 +652,7 @@ static void parse_args(int argc, char **argv)
 	if (!opt.server && strcmp(argv[1], "client"))
 		usage();
 	optind = 2;
-	while ((ch = getopt(argc, argv, "a:b:p:n:rd:B:Dm:s:ec:t:vRN:qH:")) != -1) {
+	while ((ch = getopt(argc, argv, "a:b:p:n:rd:B:Dm:s:ec:t:vRN:qH")) != -1) {
 		switch (ch) {
 		case 'a':
 		case 'b':
@@ -705,11 +701,11 @@ static void parse_args(int argc, char **argv)
 		case 'N':
 			opt.churn = atoi(optarg);
 			break;
-		case 'H':
-			opt.hold = optarg;
-			break;
 		case 'q':
 			opt.quiet = true;
+			break;
+		case 'H':
+			opt.hold = true;
 			break;
 		default:
 			usage();
@@ -723,7 +719,8 @@ static void parse_args(int argc, char **argv)
 	    opt.pd_len < 0 || opt.pd_len > 255 || opt.msgs < 1 ||
 	    opt.msgs > MAX_MSGS || opt.size < 1 || opt.size > MAX_SIZE ||
 	    opt.churn < 0 || opt.churn > 1000000 ||
-	    (opt.churn && (opt.closer == 'd' || opt.rounds)))
+	    (opt.churn && (opt.closer == 'd' || opt.rounds)) ||
+	    (opt.hold && (opt.server || opt.churn || opt.rounds)))
 		usage();
 }
 
@@ -736,6 +733,40 @@ static bool usr1_pending(void)
 	sigset_t set;
 
 	return !sigpending(&set) && sigismember(&set, SIGUSR1) == 1;
+}
+
+/*
+ * -H: once every connection has ended or is up with its messages done,
+ * say so, and on SIGUSR2 (blocked, taken here) close those still up.
+ */
+static void hold(void)
+{
+	static const struct timespec zero;
+	static bool said, released;
+	sigset_t usr2;
+
+	if (!opt.hold || released || nconns < opt.conns)
+		return;
+	for (int i = 0; i < nconns; i++) {
+		struct conn *c = conns[i];
+
+		if (c && !c->done && (!c->established ||
+				      (opt.data && !c->data_done)))
+			return;
+	}
+	if (!said) {
+		said = true;
+		printf("HOLDING established=%d data_ok=%d\n", res.established,
+		       res.data_ok);
+	}
+	sigemptyset(&usr2);
+	sigaddset(&usr2, SIGUSR2);
+	if (sigtimedwait(&usr2, NULL, &zero) != SIGUSR2)
+		return;
+	released = true;
+	for (int i = 0; i < nconns; i++)
+		if (conns[i] && conns[i]->id && !conns[i]->done)
+			conn_close(conns[i]);
 }
 
 /* A client's connections: opt.conns of them, over opt.addrs. */
@@ -758,34 +789,6 @@ static void start_conns(struct rdma_event_channel *ch)
 }
 
 /*
- * -H FILE: the closes wait; "HOLDING <n>" once all -n connections wait
- * (the test reads the memory in use then), and they go once FILE exists.
- */
-static void hold(void)
-{
-	static bool said;
-	int n = 0;
-
-	if (!opt.hold)
-		return;
-	for (int i = 0; i < nconns; i++)
-		if (conns[i] && conns[i]->held)
-			n++;
-	if (n == opt.conns && !said) {
-		printf("HOLDING %d\n", n);
-		fflush(stdout);
-		said = true;
-	}
-	if (!n || access(opt.hold, F_OK))
-		return;
-	for (int i = 0; i < nconns; i++)
-		if (conns[i] && conns[i]->held) {
-			conns[i]->held = false;
-			conn_close(conns[i]);
-		}
-}
-
-/*
  * Events, messages and closes until @target connections have ended (then
  * a moment more, to catch duplicates), the deadline, or SIGUSR1.
  */
@@ -799,8 +802,8 @@ static void run(struct rdma_event_channel *ch, int target)
 			if (conns[i])
 				poll_data(conns[i]);
 		poll_async();
-		hold();
 		reap();
+		hold();
 		/* A churn's next round (-N), once the last is gone. */
 		if (!opt.server && churn_round && churn_round < opt.churn &&
 		    !nconns && finished == churn_round * opt.conns) {
@@ -868,6 +871,7 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	sigemptyset(&usr1);
 	sigaddset(&usr1, SIGUSR1);
+	sigaddset(&usr1, SIGUSR2);
 	sigprocmask(SIG_BLOCK, &usr1, NULL);
 	parse_args(argc, argv);
 	ch = rdma_create_event_channel();
