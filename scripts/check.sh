@@ -8,7 +8,8 @@
 #           Debian's headers (6.12, 6.1, and 7.2 in a sid chroot) and against
 #           the debug kernel; checkpatch.pl
 #           --strict on every .c/.h, zero errors, warnings and checks; the
-#           conformance matrix up to date (scripts/conformance.sh --check)
+#           conformance matrix up to date (scripts/conformance.sh --check);
+#           make bench's report and targets (scripts/bench/report_test.py)
 #   kunit   kiw's KUnit suites in the debug kernel (scripts/kunit.sh)
 #   vm      the VM tests scripts/tests/*.sh (--test NAME: only NAME.sh), and
 #           kiw between two VMs on Debian's 6.1 and 7.2 over a virtio-net
@@ -663,6 +664,7 @@ static_stock() {
 	dkms_build "$rel" "$STOCK_KDIR" "Debian's 6.12"
 	checkpatch
 	conformance
+	bench_report
 }
 
 # dkms_build RELEASE KDIR NAME: DKMS builds kiw for the kernel, as "make
@@ -720,6 +722,18 @@ conformance() {
 	else
 		fail "static: Documentation/conformance.rst is stale or a Covers: tag is wrong"
 		diag <<<"$out"
+	fi
+}
+
+# make bench's table and targets (scripts/bench/report.py) on made-up
+# results: every target can be met and missed, a failed run shows.
+bench_report() {
+	local out
+	if out=$(python3 "$KIW_TOP/scripts/bench/report_test.py" 2>&1); then
+		pass "static: make bench's report (scripts/bench/report_test.py)"
+	else
+		fail "static: make bench's report: scripts/bench/report_test.py failed"
+		tail -n 30 <<<"$out" | diag
 	fi
 }
 
