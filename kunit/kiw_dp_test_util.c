@@ -108,7 +108,7 @@ struct kiw_dp_region *kiw_dp_region(struct kunit *test,
 	mr->pd = pd;
 	kref_init(&mr->ref);
 	init_completion(&mr->released);
-	spin_lock_init(&mr->lock);
+	kiw_mr_init_sync(mr);
 	mr->valid = true;
 	mr->access = access;
 	r->stag = kiw_stag(index, 0x42);

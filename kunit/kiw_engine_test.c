@@ -301,6 +301,40 @@ static void kiw_eng_order_test(struct kunit *test)
 	kiw_eng_expect_wc(test, e, 0, 3, IB_WC_RDMA_WRITE, IB_WC_SUCCESS, -1);
 }
 
+/*
+ * Many small Writes in one batch: their completions are reaped a few
+ * records per locked section, and every one still reaches the CQ once,
+ * in SQ order, with its data placed.
+ */
+static void kiw_eng_reap_many_test(struct kunit *test)
+{
+	struct kiw_dp_env *e = kiw_dp_env(test, false, false, 2);
+	const int n = 21;
+	struct kiw_dp_region *a, *b;
+	u8 *data = kiw_eng_pattern(test, 8 * n, 33);
+	struct ib_sge sge;
+	struct ib_wc wc;
+	int i;
+
+	a = kiw_dp_region(test, e->kdev, &e->pd, KIW_MR_USER, 1, 4096,
+			  ACC_ALL, 0);
+	b = kiw_dp_region(test, e->kdev, &e->pd, KIW_MR_USER, 2, 4096,
+			  ACC_ALL, 0);
+	kiw_eng_fill(a, a->iova, 8 * n, 33);
+	for (i = 0; i < n; i++) {
+		sge = (struct ib_sge){ a->iova + 8 * i, 8, a->stag };
+		kiw_eng_post(test, e->qp[0], 100 + i, IB_WR_RDMA_WRITE, &sge, 1,
+			     b->stag, b->iova + 8 * i);
+	}
+	KUNIT_EXPECT_EQ(test, kiw_dp_pump(test, e, 0, 1448), n);
+	for (i = 0; i < n; i++)
+		kiw_eng_expect_wc(test, e, 0, 100 + i, IB_WC_RDMA_WRITE,
+				  IB_WC_SUCCESS, -1);
+	KUNIT_EXPECT_EQ(test, kiw_dp_poll(e, 0, &wc, 1), 0);
+	KUNIT_EXPECT_EQ(test, kiw_dp_cmp(b, b->iova, data, 8 * n), -1);
+	KUNIT_EXPECT_EQ(test, kiw_qp_state(e->qp[1]), KIW_QP_RTS);
+}
+
 /* ORD 2: the third and fourth Read wait until answers come back. */
 static void kiw_eng_ord_test(struct kunit *test)
 {
@@ -933,6 +967,7 @@ static struct kunit_case kiw_engine_cases[] = {
 	KUNIT_CASE_PARAM(kiw_eng_write_test, kiw_eng_gen_params),
 	KUNIT_CASE_PARAM(kiw_eng_read_test, kiw_eng_gen_params),
 	KUNIT_CASE(kiw_eng_order_test),
+	KUNIT_CASE(kiw_eng_reap_many_test),
 	KUNIT_CASE(kiw_eng_ord_test),
 	KUNIT_CASE(kiw_eng_ird_test),
 	KUNIT_CASE(kiw_eng_ird_reuse_test),

@@ -10,6 +10,7 @@
  */
 #include <kunit/test.h>
 #include <linux/gfp.h>
+#include <linux/kthread.h>
 #include <linux/mm.h>
 
 #include <kiw/ddp.h>
@@ -629,7 +630,7 @@ static struct kiw_mr *kiw_test_frmr(struct kunit *test,
 	mr->pd = &env->pd;
 	kref_init(&mr->ref);
 	init_completion(&mr->released);
-	spin_lock_init(&mr->lock);
+	kiw_mr_init_sync(mr);
 	mr->stag = kiw_stag(FR_INDEX, 0x10);
 	mr->max_pages = 4;
 	mr->npages = 3;
@@ -751,6 +752,169 @@ static void kiw_fast_reg_test(struct kunit *test)
 			invalid);
 }
 
+/* kiw_mr_check_local() gives kiw_mr_get_local()'s verdict, and keeps nothing. */
+static void kiw_expect_check_local(struct kunit *test,
+				   struct kiw_test_env *env, struct kiw_mr *mr,
+				   const struct kiw_pd *pd, u32 lkey, u32 access,
+				   u64 addr, u32 len, enum ib_wc_status want)
+{
+	unsigned int refs = kref_read(&mr->ref);
+	enum ib_wc_status status;
+	struct kiw_mr_map map;
+	struct kiw_mr *got;
+
+	KUNIT_EXPECT_EQ(test, kiw_mr_check_local(env->kdev, &pd->base, lkey,
+						 access, addr, len), want);
+	KUNIT_EXPECT_EQ(test, kref_read(&mr->ref), refs);
+	status = kiw_mr_get_local(env->kdev, &pd->base, lkey, access, addr, len,
+				  &got, &map);
+	KUNIT_EXPECT_EQ(test, status, want);
+	if (got)
+		kiw_mr_put(got);
+}
+
+/*
+ * The SQ's check of a Send's or Write's SGEs before any octet goes looks
+ * at the region without a reference: the same verdicts as the lookup that
+ * moves the octets, for every reason a local access is refused.
+ */
+static void kiw_check_local_test(struct kunit *test)
+{
+	struct kiw_test_env *env = kiw_test_env(test, 4);
+	struct kiw_mr *mr = kiw_test_frmr(test, env);
+	const u32 acc = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
+	const u32 stag = kiw_stag(FR_INDEX, 0x11);
+	const u64 va = 0x7000100;
+
+	/* Not registered yet. */
+	kiw_expect_check_local(test, env, mr, &env->pd, stag, 0, va, 8,
+			       IB_WC_LOC_PROT_ERR);
+	KUNIT_ASSERT_EQ(test, kiw_mr_fast_register(mr, &env->pd.base, stag,
+						   acc), IB_WC_SUCCESS);
+	kiw_expect_check_local(test, env, mr, &env->pd, stag, 0, va, 8,
+			       IB_WC_SUCCESS);
+	kiw_expect_check_local(test, env, mr, &env->pd, stag,
+			       IB_ACCESS_LOCAL_WRITE, va, 2 * PAGE_SIZE,
+			       IB_WC_SUCCESS);
+	/* Bounds, key, PD, an unknown index. */
+	kiw_expect_check_local(test, env, mr, &env->pd, stag, 0, va - 1, 8,
+			       IB_WC_LOC_PROT_ERR);
+	kiw_expect_check_local(test, env, mr, &env->pd, stag, 0, va,
+			       2 * PAGE_SIZE + 1, IB_WC_LOC_PROT_ERR);
+	kiw_expect_check_local(test, env, mr, &env->pd,
+			       kiw_stag(FR_INDEX, 0x12), 0, va, 8,
+			       IB_WC_LOC_PROT_ERR);
+	kiw_expect_check_local(test, env, mr, &env->other_pd, stag, 0, va, 8,
+			       IB_WC_LOC_PROT_ERR);
+	kiw_expect_check_local(test, env, mr, &env->pd,
+			       kiw_stag(FR_INDEX + 7, 0x11), 0, va, 8,
+			       IB_WC_LOC_PROT_ERR);
+	/* An empty SGE names no memory. */
+	kiw_expect_check_local(test, env, mr, &env->pd,
+			       kiw_stag(FR_INDEX + 7, 0x11), 0, va, 0,
+			       IB_WC_SUCCESS);
+	/* Invalidated: refused at once. */
+	KUNIT_ASSERT_EQ(test, kiw_mr_invalidate_local(env->kdev, &env->pd.base,
+						      stag), IB_WC_SUCCESS);
+	kiw_expect_check_local(test, env, mr, &env->pd, stag, 0, va, 8,
+			       IB_WC_LOC_PROT_ERR);
+	KUNIT_EXPECT_EQ(test, kref_read(&mr->ref), 1U);
+}
+
+/* Two registrations the writer alternates between, never mixed. */
+#define SNAP_ACC_A	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE)
+#define SNAP_ACC_B	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ)
+#define SNAP_IOVA_A	0x7000100ull
+#define SNAP_IOVA_B	0x7000200ull
+
+struct kiw_snap_writer {
+	struct kiw_test_env *env;
+	struct kiw_mr *mr;
+	unsigned long cycles;
+	bool failed;
+};
+
+static int kiw_snap_writer_fn(void *data)
+{
+	struct kiw_snap_writer *w = data;
+	struct kiw_mr *mr = w->mr;
+	const struct ib_pd *pd = &w->env->pd.base;
+	u32 stag = kiw_stag(FR_INDEX, 0x10);
+
+	while (!kthread_should_stop()) {
+		bool a = w->cycles & 1;
+
+		if (kiw_mr_invalidate_local(w->env->kdev, pd, stag) !=
+		    IB_WC_SUCCESS)
+			w->failed = true;
+		mr->base.iova = a ? SNAP_IOVA_A : SNAP_IOVA_B;
+		mr->base.length = a ? 2 * PAGE_SIZE : PAGE_SIZE;
+		stag = kiw_stag(FR_INDEX, a ? 0xa1 : 0xb2);
+		if (kiw_mr_fast_register(mr, pd, stag,
+					 a ? SNAP_ACC_A : SNAP_ACC_B) !=
+		    IB_WC_SUCCESS)
+			w->failed = true;
+		w->cycles++;
+		cond_resched();
+	}
+	return 0;
+}
+
+static bool kiw_snap_is(const struct kiw_mr_map *map, u8 key, u32 acc,
+			u64 iova, u64 len)
+{
+	return map->stag == kiw_stag(FR_INDEX, key) && map->access == acc &&
+	       map->iova == iova && map->length == len;
+}
+
+/*
+ * kiw_mr_snapshot() reads a region without its lock while another CPU
+ * fast-registers and invalidates it: every snapshot is one whole
+ * registration (key, rights, TO range together), never parts of two, as
+ * the seqcount retry guarantees.
+ */
+static void kiw_mr_snapshot_race_test(struct kunit *test)
+{
+	struct kiw_test_env *env = kiw_test_env(test, 4);
+	struct kiw_snap_writer w = { .env = env };
+	unsigned long seen_a = 0, seen_b = 0, torn = 0, reads = 0;
+	unsigned long deadline = jiffies + 5 * HZ;
+	struct task_struct *t;
+	struct kiw_mr_map map;
+
+	w.mr = kiw_test_frmr(test, env);
+	KUNIT_ASSERT_EQ(test, kiw_mr_fast_register(w.mr, &env->pd.base,
+						   kiw_stag(FR_INDEX, 0x10),
+						   SNAP_ACC_A), IB_WC_SUCCESS);
+	t = kthread_run(kiw_snap_writer_fn, &w, "kiw-snap-test");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	while ((seen_a < 100 || seen_b < 100 || reads < 10000) &&
+	       time_before(jiffies, deadline)) {
+		kiw_mr_snapshot(w.mr, &map);
+		reads++;
+		if (!map.valid)
+			continue;
+		if (kiw_snap_is(&map, 0xa1, SNAP_ACC_A, SNAP_IOVA_A,
+				2 * PAGE_SIZE))
+			seen_a++;
+		else if (kiw_snap_is(&map, 0xb2, SNAP_ACC_B, SNAP_IOVA_B,
+				     PAGE_SIZE))
+			seen_b++;
+		else if (!kiw_snap_is(&map, 0x10, SNAP_ACC_A, 0x7000100,
+				      2 * PAGE_SIZE))
+			torn++;
+		cond_resched();
+	}
+	kthread_stop(t);
+	kunit_info(test, "%lu snapshots, %lu + %lu whole, writer %lu cycles\n",
+		   reads, seen_a, seen_b, w.cycles);
+	KUNIT_EXPECT_FALSE(test, w.failed);
+	KUNIT_EXPECT_EQ(test, torn, 0UL);
+	/* Both registrations were seen: the reader ran against the writer. */
+	KUNIT_EXPECT_GT(test, seen_a, 0UL);
+	KUNIT_EXPECT_GT(test, seen_b, 0UL);
+}
+
 static struct kunit_case kiw_post_test_cases[] = {
 	KUNIT_CASE(kiw_post_send_idle_test),
 	KUNIT_CASE(kiw_post_send_translate_test),
@@ -763,6 +927,8 @@ static struct kunit_case kiw_post_test_cases[] = {
 	KUNIT_CASE(kiw_cq_arm_test),
 	KUNIT_CASE(kiw_cq_overflow_test),
 	KUNIT_CASE(kiw_fast_reg_test),
+	KUNIT_CASE(kiw_check_local_test),
+	KUNIT_CASE(kiw_mr_snapshot_race_test),
 	{}
 };
 

@@ -20,7 +20,7 @@
  * How the data path uses this (the RX and TX engines):
  *
  *	mr = kiw_mr_get(kdev, stag);            RCU lookup + reference
- *	kiw_mr_snapshot(mr, &map);              consistent copy of its state
+ *	kiw_mr_snapshot(mr, &map);              consistent copy, lockless
  *	term = kiw_stag_check(mr ? &map : NULL, stag, qp->pd, access,
  *			      to, len, KIW_STAG_SINK);
  *	if (!term)
@@ -39,6 +39,7 @@
 #include <linux/kref.h>
 #include <linux/completion.h>
 #include <linux/rcupdate.h>
+#include <linux/seqlock.h>
 #include <linux/spinlock.h>
 #include <rdma/ib_umem.h>
 #include <rdma/ib_verbs.h>
@@ -73,7 +74,7 @@ enum kiw_mr_kind {
 
 /*
  * What an access check and a memory walk need to know of a region, copied
- * out under the region's lock so that a concurrent fast-register or
+ * out under the region's seqcount so that a concurrent fast-register or
  * invalidate cannot tear it. The page arrays it points to live as long as
  * the region's reference is held.
  */
@@ -112,12 +113,14 @@ struct kiw_mr {
 	struct rcu_head rcu;		/* found under RCU: kfree_rcu */
 
 	/*
-	 * Protects the registration state below: valid, stag (its key),
-	 * access, iova, length, page_shift, offset. Written by fast-register
-	 * and invalidation (TX work, RX softirq), read by kiw_mr_snapshot();
-	 * taken with interrupts off.
+	 * Serialises the writers of the registration state below: valid,
+	 * stag (its key), access, iova, length, page_shift, offset.
+	 * Written by fast-register, invalidation (TX work, RX softirq) and
+	 * dereg_mr, with interrupts off, inside a write section of @seq;
+	 * kiw_mr_snapshot() reads them without the lock, retrying on @seq.
 	 */
 	spinlock_t lock;
+	seqcount_spinlock_t seq;
 	bool valid;
 	u32 stag;
 	u32 access;
@@ -193,6 +196,7 @@ static inline u64 kiw_mem_iter_left(const struct kiw_mem_iter *it)
 }
 
 /* kiw_mr.c: the STag table and region lifetime */
+void kiw_mr_init_sync(struct kiw_mr *mr);
 struct kiw_mr *kiw_mr_get(struct kiw_device *kdev, u32 stag);
 void kiw_mr_put(struct kiw_mr *mr);
 void kiw_mr_snapshot(struct kiw_mr *mr, struct kiw_mr_map *map);
@@ -204,6 +208,9 @@ enum ib_wc_status kiw_mr_get_local(struct kiw_device *kdev,
 				   const struct ib_pd *pd, u32 lkey,
 				   u32 access, u64 addr, u32 len,
 				   struct kiw_mr **mrp, struct kiw_mr_map *map);
+enum ib_wc_status kiw_mr_check_local(struct kiw_device *kdev,
+				     const struct ib_pd *pd, u32 lkey,
+				     u32 access, u64 addr, u32 len);
 
 /*
  * Invalidation and fast registration, run by the data path in SQ order

@@ -24,6 +24,14 @@
 /* Enough tries that a full table (KIW_MAX_MR of 2^24) practically never fails. */
 #define KIW_STAG_TRIES 64
 
+/* The registration state's lock and its seqcount (also for KUnit's regions). */
+void kiw_mr_init_sync(struct kiw_mr *mr)
+{
+	spin_lock_init(&mr->lock);
+	seqcount_spinlock_init(&mr->seq, &mr->lock);
+}
+EXPORT_SYMBOL_IF_KUNIT(kiw_mr_init_sync);
+
 static void kiw_mr_release(struct kref *ref)
 {
 	complete(&container_of(ref, struct kiw_mr, ref)->released);
@@ -55,9 +63,8 @@ void kiw_mr_put(struct kiw_mr *mr)
 }
 EXPORT_SYMBOL_IF_KUNIT(kiw_mr_put);
 
-static void kiw_mr_snapshot_locked(struct kiw_mr *mr, struct kiw_mr_map *map)
+static void kiw_mr_snapshot_fields(struct kiw_mr *mr, struct kiw_mr_map *map)
 {
-	lockdep_assert_held(&mr->lock);
 	map->kind = mr->kind;
 	map->valid = mr->valid;
 	map->stag = mr->stag;
@@ -74,15 +81,22 @@ static void kiw_mr_snapshot_locked(struct kiw_mr *mr, struct kiw_mr_map *map)
 		map->pages = mr->pages;
 }
 
-/* A consistent copy of @mr's registration; the caller holds a reference. */
+/*
+ * A consistent copy of @mr's registration, taken without its lock: a
+ * writer (fast-register, invalidation, dereg_mr) in between makes it read
+ * again. The caller holds a reference, or the RCU read lock under which
+ * it found @mr (the object is freed by kfree_rcu()).
+ */
 void kiw_mr_snapshot(struct kiw_mr *mr, struct kiw_mr_map *map)
 {
-	unsigned long flags;
+	unsigned int seq;
 
-	spin_lock_irqsave(&mr->lock, flags);
-	kiw_mr_snapshot_locked(mr, map);
-	spin_unlock_irqrestore(&mr->lock, flags);
+	do {
+		seq = read_seqcount_begin(&mr->seq);
+		kiw_mr_snapshot_fields(mr, map);
+	} while (read_seqcount_retry(&mr->seq, seq));
 }
+EXPORT_SYMBOL_IF_KUNIT(kiw_mr_snapshot);
 
 /**
  * kiw_mr_get_tagged - look up and check an STag for a tagged access
@@ -157,6 +171,43 @@ enum ib_wc_status kiw_mr_get_local(struct kiw_device *kdev,
 		*mrp = mr;
 	return status;
 }
+EXPORT_SYMBOL_IF_KUNIT(kiw_mr_get_local);
+
+/**
+ * kiw_mr_check_local - check the lkey of an SGE, keeping nothing
+ * @kdev: the device
+ * @pd: the QP's protection domain
+ * @lkey: the SGE's lkey
+ * @access: IB_ACCESS_LOCAL_WRITE if kiw writes into it, else 0
+ * @addr: the SGE's address
+ * @len: the SGE's length
+ *
+ * kiw_mr_get_local()'s verdict, for a check made before any octet moves
+ * (the octets themselves are moved later under kiw_mr_get_local()'s
+ * reference, which checks again). The region is only looked at under RCU,
+ * so no reference is taken or dropped.
+ *
+ * Context: any; does not sleep.
+ */
+enum ib_wc_status kiw_mr_check_local(struct kiw_device *kdev,
+				     const struct ib_pd *pd, u32 lkey,
+				     u32 access, u64 addr, u32 len)
+{
+	enum ib_wc_status status;
+	struct kiw_mr_map map;
+	struct kiw_mr *mr;
+
+	if (!len)
+		return IB_WC_SUCCESS;
+	rcu_read_lock();
+	mr = xa_load(&kdev->mr_xa, kiw_stag_index(lkey));
+	if (mr)
+		kiw_mr_snapshot(mr, &map);
+	status = kiw_sge_check(mr ? &map : NULL, lkey, pd, access, addr, len);
+	rcu_read_unlock();
+	return status;
+}
+EXPORT_SYMBOL_IF_KUNIT(kiw_mr_check_local);
 
 /* Invalidate @stag if the rules allow; 0, -ENOENT or -EACCES. */
 static int kiw_mr_invalidate(struct kiw_device *kdev, const struct ib_pd *pd,
@@ -171,10 +222,13 @@ static int kiw_mr_invalidate(struct kiw_device *kdev, const struct ib_pd *pd,
 	if (!mr)
 		return -ENOENT;
 	spin_lock_irqsave(&mr->lock, flags);
-	kiw_mr_snapshot_locked(mr, &map);
+	kiw_mr_snapshot_fields(mr, &map);
 	ret = kiw_mr_may_invalidate(&map, stag, pd);
-	if (!ret)
+	if (!ret) {
+		write_seqcount_begin(&mr->seq);
 		mr->valid = false;
+		write_seqcount_end(&mr->seq);
+	}
 	spin_unlock_irqrestore(&mr->lock, flags);
 	kiw_mr_put(mr);
 	return ret;
@@ -251,6 +305,7 @@ enum ib_wc_status kiw_mr_fast_register(struct kiw_mr *mr,
 	if (mr->valid) {
 		status = IB_WC_LOC_QP_OP_ERR;
 	} else {
+		write_seqcount_begin(&mr->seq);
 		mr->stag = key;
 		mr->access = access;
 		mr->iova = mr->base.iova;
@@ -258,6 +313,7 @@ enum ib_wc_status kiw_mr_fast_register(struct kiw_mr *mr,
 		mr->page_shift = shift;
 		mr->offset = offset;
 		mr->valid = true;
+		write_seqcount_end(&mr->seq);
 	}
 	spin_unlock_irqrestore(&mr->lock, flags);
 	return status;
@@ -281,7 +337,7 @@ static struct kiw_mr *kiw_mr_alloc(struct ib_pd *pd, enum kiw_mr_kind kind)
 	mr->pd = to_kiw_pd(pd);
 	kref_init(&mr->ref);
 	init_completion(&mr->released);
-	spin_lock_init(&mr->lock);
+	kiw_mr_init_sync(mr);
 	return mr;
 }
 
@@ -476,7 +532,9 @@ int kiw_dereg_mr(struct ib_mr *base, struct ib_udata *udata)
 
 	xa_erase(&mr->kdev->mr_xa, kiw_stag_index(mr->stag));
 	spin_lock_irqsave(&mr->lock, flags);
+	write_seqcount_begin(&mr->seq);
 	mr->valid = false;
+	write_seqcount_end(&mr->seq);
 	spin_unlock_irqrestore(&mr->lock, flags);
 	kiw_mr_put(mr);
 	wait_for_completion(&mr->released);

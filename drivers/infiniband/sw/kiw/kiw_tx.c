@@ -325,33 +325,39 @@ static void kiw_tx_sq_recheck(struct kiw_qp *qp, u32 tail)
 		kiw_tx_kick(qp);
 }
 
-/**
- * kiw_tx_reap - complete the finished work requests at the SQ's head
- * @qp: the QP
- *
- * Called by whoever finished one (TX work, RX). Only one context writes
- * completions at a time, so that they reach the CQ in SQ order; another
- * one arriving meanwhile leaves its record to the one at work, which
- * looks again each time it retakes the lock.
- *
- * Context: process or softirq context, no kiw lock held.
- */
-void kiw_tx_reap(struct kiw_qp *qp)
-{
-	struct kiw_tx *tx = &qp->tx;
-	struct kiw_txc_rec rec;
-	bool freed = false;
-	u32 pos, tail;
+/* Records a reaper takes out of the ring in one locked section. */
+#define KIW_TX_REAP_BATCH	8
 
-	spin_lock_bh(&tx->lock);
+/*
+ * kiw_tx_reap() entered with the TX lock held (taken with BHs off), so
+ * that whoever just marked a record done completes it in the same locked
+ * section; the lock is released on return.
+ */
+static void kiw_tx_reap_unlock(struct kiw_qp *qp)
+	__releases(&qp->tx.lock)
+{
+	struct kiw_txc_rec rec[KIW_TX_REAP_BATCH];
+	u32 pos[KIW_TX_REAP_BATCH];
+	struct kiw_tx *tx = &qp->tx;
+	unsigned int i, n;
+	bool freed = false;
+	u32 tail;
+
+	lockdep_assert_held(&tx->lock);
 	if (tx->reaping || !tx->txc.rec) {
 		spin_unlock_bh(&tx->lock);
 		return;
 	}
 	tx->reaping = true;
-	while (kiw_txc_pop(&tx->txc, &rec, &pos)) {
+	for (;;) {
+		for (n = 0; n < KIW_TX_REAP_BATCH; n++)
+			if (!kiw_txc_pop(&tx->txc, &rec[n], &pos[n]))
+				break;
+		if (!n)
+			break;
 		spin_unlock_bh(&tx->lock);
-		kiw_tx_complete(qp, &rec, pos);
+		for (i = 0; i < n; i++)
+			kiw_tx_complete(qp, &rec[i], pos[i]);
 		freed = true;
 		spin_lock_bh(&tx->lock);
 	}
@@ -362,6 +368,24 @@ void kiw_tx_reap(struct kiw_qp *qp)
 		kiw_tx_sq_recheck(qp, tail);
 }
 
+/**
+ * kiw_tx_reap - complete the finished work requests at the SQ's head
+ * @qp: the QP
+ *
+ * Called by whoever finished one (TX work, RX). Only one context writes
+ * completions at a time, so that they reach the CQ in SQ order; another
+ * one arriving meanwhile leaves its record to the one at work, which
+ * looks again each time it retakes the lock. Records are taken out a few
+ * at a time (in SQ order) and completed outside the lock.
+ *
+ * Context: process or softirq context, no kiw lock held.
+ */
+void kiw_tx_reap(struct kiw_qp *qp)
+{
+	spin_lock_bh(&qp->tx.lock);
+	kiw_tx_reap_unlock(qp);
+}
+
 void kiw_tx_done(struct kiw_qp *qp, u32 pos, enum ib_wc_status status)
 {
 	struct kiw_tx *tx = &qp->tx;
@@ -369,6 +393,15 @@ void kiw_tx_done(struct kiw_qp *qp, u32 pos, enum ib_wc_status status)
 	spin_lock_bh(&tx->lock);
 	kiw_txc_done(&tx->txc, pos, status);
 	spin_unlock_bh(&tx->lock);
+}
+
+/* kiw_tx_done() and kiw_tx_reap() in one locked section. */
+static void kiw_tx_done_reap(struct kiw_qp *qp, u32 pos,
+			     enum ib_wc_status status)
+{
+	spin_lock_bh(&qp->tx.lock);
+	kiw_txc_done(&qp->tx.txc, pos, status);
+	kiw_tx_reap_unlock(qp);
 }
 
 /**
@@ -382,8 +415,7 @@ void kiw_tx_read_done(struct kiw_qp *qp, const struct kiw_orqe *orqe,
 {
 	if (orqe->rtr)
 		return;
-	kiw_tx_done(qp, orqe->sq_pos, status);
-	kiw_tx_reap(qp);
+	kiw_tx_done_reap(qp, orqe->sq_pos, status);
 }
 
 /**
@@ -401,8 +433,7 @@ void kiw_tx_charge(struct kiw_qp *qp, enum ib_wc_status status)
 	spin_lock_bh(&tx->lock);
 	if (tx->txc.rec && !kiw_txc_oldest_open(&tx->txc, &pos))
 		kiw_txc_done(&tx->txc, pos, status);
-	spin_unlock_bh(&tx->lock);
-	kiw_tx_reap(qp);
+	kiw_tx_reap_unlock(qp);
 }
 
 /**
@@ -450,8 +481,7 @@ void kiw_tx_wqe_fail(struct kiw_qp *qp, u32 pos, enum ib_wc_status status)
 {
 	ibdev_dbg(&qp->kdev->ibdev, "QP %u: SQ entry %u failed: %s\n",
 		  qp->base.qp_num, pos, ib_wc_status_msg(status));
-	kiw_tx_done(qp, pos, status);
-	kiw_tx_reap(qp);
+	kiw_tx_done_reap(qp, pos, status);
 	kiw_dp_terminate(qp, KIW_TERM_LOCAL_CATASTROPHIC, IB_EVENT_QP_FATAL,
 			 NULL, 0, 0);
 }
@@ -512,16 +542,20 @@ unsigned int kiw_tx_fill(struct kiw_qp *qp, u32 mss, int space)
 }
 EXPORT_SYMBOL_IF_KUNIT(kiw_tx_fill);
 
-/* The batch is in TCP's hands: the messages that ended in it are done. */
+/*
+ * The batch is in TCP's hands: the messages that ended in it are done,
+ * and completed, in one locked section.
+ */
 void kiw_tx_batch_done(struct kiw_qp *qp)
 {
 	struct kiw_txb *b = qp->tx.b;
 	unsigned int i;
 
+	spin_lock_bh(&qp->tx.lock);
 	for (i = 0; i < b->nr_end; i++)
-		kiw_tx_done(qp, b->end[i].pos, IB_WC_SUCCESS);
+		kiw_txc_done(&qp->tx.txc, b->end[i].pos, IB_WC_SUCCESS);
 	b->nr_end = 0;
-	kiw_tx_reap(qp);
+	kiw_tx_reap_unlock(qp);
 }
 EXPORT_SYMBOL_IF_KUNIT(kiw_tx_batch_done);
 

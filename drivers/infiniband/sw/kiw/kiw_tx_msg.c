@@ -119,18 +119,15 @@ static enum ib_wc_status kiw_tx_check_sgl(struct kiw_qp *qp,
 					  const struct kiw_sqe *sqe)
 {
 	enum ib_wc_status status;
-	struct kiw_mr_map map;
-	struct kiw_mr *mr;
 	unsigned int i;
 
 	for (i = 0; i < sqe->num_sge; i++) {
-		status = kiw_mr_get_local(qp->kdev, &qp->pd->base,
-					  sqe->sge[i].lkey, 0, sqe->sge[i].laddr,
-					  sqe->sge[i].length, &mr, &map);
+		status = kiw_mr_check_local(qp->kdev, &qp->pd->base,
+					    sqe->sge[i].lkey, 0,
+					    sqe->sge[i].laddr,
+					    sqe->sge[i].length);
 		if (status != IB_WC_SUCCESS)
 			return status;
-		if (mr)
-			kiw_mr_put(mr);
 	}
 	return IB_WC_SUCCESS;
 }
@@ -184,8 +181,6 @@ static bool kiw_tx_start_read(struct kiw_qp *qp, u32 pos)
 		.src_to = sqe->raddr,
 	};
 	enum ib_wc_status status;
-	struct kiw_mr_map map;
-	struct kiw_mr *mr;
 
 	if (!tx->orq_q.max) {
 		/* The peer offered no IRD: no Read can be issued. */
@@ -196,15 +191,14 @@ static bool kiw_tx_start_read(struct kiw_qp *qp, u32 pos)
 		rr.sink_stag = sqe->sge[0].lkey;
 		rr.sink_to = sqe->sge[0].laddr;
 	}
-	status = kiw_mr_get_local(qp->kdev, &qp->pd->base, rr.sink_stag,
-				  IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE,
-				  rr.sink_to, rr.size, &mr, &map);
+	status = kiw_mr_check_local(qp->kdev, &qp->pd->base, rr.sink_stag,
+				    IB_ACCESS_LOCAL_WRITE |
+				    IB_ACCESS_REMOTE_WRITE,
+				    rr.sink_to, rr.size);
 	if (status != IB_WC_SUCCESS) {
 		kiw_tx_wqe_fail(qp, pos, status);
 		return false;
 	}
-	if (mr)
-		kiw_mr_put(mr);
 	kiw_tx_orq_add(tx, &rr, pos, false,
 		       sqe->opcode == SIW_OP_READ_LOCAL_INV);
 	kiw_txm_reset(m, KIW_TXM_SQ);
