@@ -857,7 +857,7 @@ static void kiw_eng_rdq_alloc_test(struct kunit *test)
  */
 static void kiw_eng_reserve_test(struct kunit *test)
 {
-	struct kiw_txb *b = kiw_txb_alloc(1);
+	struct kiw_txb *b = kiw_txb_alloc(1, 0);
 
 	KUNIT_ASSERT_NOT_NULL(test, b);
 	KUNIT_EXPECT_EQ(test, b->spill_cap, KIW_TXB_SPILL_MIN);
@@ -875,6 +875,70 @@ static void kiw_eng_reserve_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kiw_txb_reserve(b, 1 << 20, GFP_KERNEL), 0);
 	KUNIT_EXPECT_EQ(test, b->spill_cap, KIW_TXB_BYTES);
 	kiw_txb_free(b);
+}
+
+/*
+ * A batch has room only for the framing its connection negotiated: no
+ * vectors with CRC (its FPDUs are staged), marker room only with
+ * markers, and the batch and its FPDU array each fit a 4 KiB allocation
+ * in the shapes without markers (16 KiB each before). A reused QP gets
+ * a batch of its new shape.
+ */
+static void kiw_eng_batch_shape_test(struct kunit *test)
+{
+	static const unsigned int shapes[] = {
+		0, KIW_TXB_ZCOPY, KIW_TXB_MARKERS,
+		KIW_TXB_ZCOPY | KIW_TXB_MARKERS,
+	};
+	struct kiw_dp_env *e = kiw_dp_env(test, true, false, 4);
+	struct kiw_qp *qp = e->qp[0];
+	struct kiw_llp_params p = { .initiator = true, .mpa_rev = 1,
+				    .ird = 4, .ord = 4 };
+	unsigned int i, f;
+	struct kiw_txb *b;
+
+	for (i = 0; i < ARRAY_SIZE(shapes); i++) {
+		b = kiw_txb_alloc(1, shapes[i]);
+		KUNIT_ASSERT_NOT_NULL(test, b);
+		KUNIT_EXPECT_EQ(test, b->flags, shapes[i]);
+		KUNIT_EXPECT_EQ(test, !!b->vec_max,
+				!!(shapes[i] & KIW_TXB_ZCOPY));
+		KUNIT_EXPECT_EQ(test, !!b->mk, !!(shapes[i] & KIW_TXB_MARKERS));
+		for (f = 0; f < KIW_TXB_FPDUS; f++)
+			KUNIT_EXPECT_EQ(test, b->fpdu[f].ftx.mk_max,
+					shapes[i] & KIW_TXB_MARKERS ?
+					KIW_FPDU_MAX_MARKERS : 0);
+		if (!(shapes[i] & KIW_TXB_MARKERS)) {
+			KUNIT_EXPECT_LE(test, struct_size(b, vec, b->vec_max),
+					(size_t)4096);
+			KUNIT_EXPECT_LE(test, KIW_TXB_FPDUS * sizeof(*b->fpdu),
+					(size_t)4096);
+		}
+		/* One FPDU in: a second fits while its worst case does. */
+		b->nr_fpdu = 1;
+		b->limit = KIW_TXB_BYTES;
+		b->nr_vec = b->vec_max - b->fpdu_vecs;
+		KUNIT_EXPECT_TRUE(test, kiw_txb_room(b, 100));
+		if (b->vec_max) {
+			b->nr_vec++;
+			KUNIT_EXPECT_FALSE(test, kiw_txb_room(b, 100));
+		}
+		b->nr_fpdu = 0;
+		b->nr_vec = 0;
+		kiw_txb_free(b);
+	}
+
+	KUNIT_EXPECT_EQ(test, qp->tx.b->flags, 0U);	/* CRC, no markers */
+	kiw_tx_detach(qp);
+	p.tx_markers = true;
+	KUNIT_ASSERT_EQ(test, kiw_tx_attach(qp, &p), 0);
+	KUNIT_EXPECT_EQ(test, qp->tx.b->flags, KIW_TXB_ZCOPY | KIW_TXB_MARKERS);
+	KUNIT_EXPECT_PTR_EQ(test, qp->tx.sqe, &qp->tx.b->sqe);
+	kiw_tx_detach(qp);
+	p.crc = true;
+	p.tx_markers = false;
+	KUNIT_ASSERT_EQ(test, kiw_tx_attach(qp, &p), 0);
+	KUNIT_EXPECT_EQ(test, qp->tx.b->flags, 0U);
 }
 
 /*
@@ -981,6 +1045,7 @@ static struct kunit_case kiw_engine_cases[] = {
 	KUNIT_CASE(kiw_eng_sizes_test),
 	KUNIT_CASE(kiw_eng_rdq_alloc_test),
 	KUNIT_CASE(kiw_eng_reserve_test),
+	KUNIT_CASE(kiw_eng_batch_shape_test),
 	KUNIT_CASE(kiw_eng_spill_grow_test),
 	KUNIT_CASE(kiw_eng_wanted_test),
 	{}

@@ -176,6 +176,11 @@ static struct kiw_tx_ctx *kiw_tx_ctx(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, c);
 	c->tx = kunit_kzalloc(test, sizeof(*c->tx), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, c->tx);
+	c->tx->mk_max = KIW_FPDU_MAX_MARKERS;
+	c->tx->mk = kunit_kcalloc(test, c->tx->mk_max, sizeof(*c->tx->mk),
+				  GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, c->tx->mk);
 	c->out = kunit_kcalloc(test, KIW_FPDU_TX_MAX_VEC(4), sizeof(*c->out),
 			       GFP_KERNEL);
 	c->hdr = kunit_kzalloc(test, 64, GFP_KERNEL);
@@ -393,6 +398,17 @@ static void kiw_tx_errors_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kiw_fpdu_build(c->tx, &d, c->out, nr - 1),
 			-ENOSPC);
 	KUNIT_EXPECT_EQ(test, kiw_fpdu_build(c->tx, &d, c->out, 0), -ENOSPC);
+	/* Marker room for one fewer than the FPDU needs: refused whole. */
+	c->tx->mk_max = c->tx->lay.nr_markers - 1;
+	KUNIT_EXPECT_EQ(test, kiw_fpdu_build(c->tx, &d, c->out, nr), -ENOSPC);
+	KUNIT_EXPECT_EQ(test, kiw_fpdu_build_linear(c->tx, &d, c->lin, 70000),
+			-ENOSPC);
+	/* No room at all: fine without markers. */
+	c->tx->mk_max = 0;
+	d.markers = false;
+	KUNIT_EXPECT_GT(test, kiw_fpdu_build(c->tx, &d, c->out, nr), 0);
+	d.markers = true;
+	c->tx->mk_max = KIW_FPDU_MAX_MARKERS;
 	bvec_set_virt(&src, c->pay, 64768 - 17);
 	KUNIT_EXPECT_EQ(test, kiw_fpdu_build(c->tx, &d, c->out, 300),
 			-EMSGSIZE);
@@ -563,7 +579,7 @@ static void kiw_tx_marker_before_crc_test(struct kunit *test)
 static unsigned int kiw_txb_overwritten(struct kunit *test, struct page *page,
 					unsigned int len, bool crc, u8 *img)
 {
-	struct kiw_txb *b = kiw_txb_alloc(KIW_TXB_BYTES);
+	struct kiw_txb *b = kiw_txb_alloc(KIW_TXB_BYTES, KIW_TXB_ZCOPY);
 	struct iov_iter it;
 	struct kvec kv;
 	unsigned int n;

@@ -100,6 +100,7 @@ struct kiw_cep_term_fpdu {
 	u8 hdr[KIW_MPA_ULPDU_LEN_SIZE + KIW_DDP_HDR_MAX_LEN +
 	       sizeof(struct kiw_rdmap_term)];
 	u8 wire[64];
+	struct kiw_mpa_marker mk[4];	/* a 64-octet FPDU crosses at most 2 */
 };
 
 /*
@@ -126,6 +127,8 @@ static void kiw_cep_send_mpa_term(struct kiw_cep *cep, enum kiw_mpa_err e)
 	t = kzalloc(sizeof(*t), GFP_KERNEL);
 	if (!t)
 		return;		/* the connection is reset without it */
+	t->ftx.mk = t->mk;
+	t->ftx.mk_max = ARRAY_SIZE(t->mk);
 	h = t->hdr + KIW_MPA_ULPDU_LEN_SIZE;
 	kiw_ddp_build_untagged((struct kiw_ddp_untagged_hdr *)h,
 			       kiw_rdmap_ctrl(KIW_RDMAP_TERMINATE), 0,

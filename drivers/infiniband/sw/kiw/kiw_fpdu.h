@@ -286,17 +286,25 @@ struct kiw_fpdu_tx_desc {
 	unsigned int nr_src;
 };
 
-/* Builder output besides the vectors, and the octets they point into. */
+/*
+ * Builder output besides the vectors, and the octets they point into.
+ * The markers go to @mk, room for @mk_max of them the caller provides (in
+ * the linear mapping too): none for a connection without markers,
+ * KIW_FPDU_MAX_MARKERS for any FPDU. An FPDU needing more is refused.
+ */
 struct kiw_fpdu_tx {
 	struct kiw_fpdu_layout lay;
 	u32 crc;		/* the CRC value sent */
-	struct kiw_mpa_marker mk[KIW_FPDU_MAX_MARKERS];
 	u8 trailer[3 + KIW_MPA_CRC_SIZE];	/* PAD, then CRC */
+	unsigned int mk_max;
+	struct kiw_mpa_marker *mk;
 };
 
-/* Room the output vector array needs for @nr_src payload vectors. */
+/* Room the output vectors need for @nr_src payload and @nr_mk markers. */
+#define KIW_FPDU_TX_VECS(nr_src, nr_mk)	((nr_src) + 2 + 2 * (nr_mk))
+/* Room for @nr_src payload vectors in any FPDU. */
 #define KIW_FPDU_TX_MAX_VEC(nr_src) \
-	((nr_src) + 2 + 2 * KIW_FPDU_MAX_MARKERS)
+	KIW_FPDU_TX_VECS(nr_src, KIW_FPDU_MAX_MARKERS)
 
 int kiw_fpdu_build(struct kiw_fpdu_tx *tx, const struct kiw_fpdu_tx_desc *d,
 		   struct bio_vec *out, unsigned int max_out);

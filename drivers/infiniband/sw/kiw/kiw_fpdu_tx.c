@@ -274,6 +274,8 @@ static int kiw_fpdu_emit_all(struct kiw_fpdu_emit *e,
 	rv = kiw_fpdu_layout(&tx->lay, d->start, ulpdu_len, d->markers);
 	if (rv)
 		return rv;
+	if (tx->lay.nr_markers > tx->mk_max)
+		return -ENOSPC;
 	if (e->lin && e->max < tx->lay.wire_len)
 		return -ENOSPC;
 
@@ -314,7 +316,8 @@ static int kiw_fpdu_emit_all(struct kiw_fpdu_emit *e,
  *
  * Return: the number of vectors, -EMSGSIZE for a ULPDU above 64768
  * octets, -EINVAL for a misaligned start or memory outside the linear
- * mapping, -ENOSPC when @max_out is too small.
+ * mapping, -ENOSPC when @max_out is too small or the FPDU needs more
+ * markers than @tx->mk_max.
  */
 int kiw_fpdu_build(struct kiw_fpdu_tx *tx, const struct kiw_fpdu_tx_desc *d,
 		   struct bio_vec *out, unsigned int max_out)
@@ -325,7 +328,8 @@ int kiw_fpdu_build(struct kiw_fpdu_tx *tx, const struct kiw_fpdu_tx_desc *d,
 	};
 	int rv;
 
-	if (!virt_addr_valid(d->hdr) || !virt_addr_valid(tx))
+	if (!virt_addr_valid(d->hdr) || !virt_addr_valid(tx) ||
+	    (tx->mk_max && !virt_addr_valid(tx->mk)))
 		return -EINVAL;
 	rv = kiw_fpdu_emit_all(&e, d);
 	if (rv)
@@ -348,7 +352,8 @@ EXPORT_SYMBOL_IF_KUNIT(kiw_fpdu_build);
  * even if the source changes afterwards.
  *
  * Return: the FPDU's length, -EMSGSIZE, -EINVAL (as kiw_fpdu_build()) or
- * -ENOSPC when it does not fit in @len octets.
+ * -ENOSPC when it does not fit in @len octets or needs more markers than
+ * @tx->mk_max.
  */
 int kiw_fpdu_build_linear(struct kiw_fpdu_tx *tx,
 			  const struct kiw_fpdu_tx_desc *d, u8 *buf,

@@ -128,21 +128,28 @@ static int kiw_tx_ring(void **ring, u32 *have, u32 num, size_t size)
 }
 
 /*
- * The connection's send state, sized to what it negotiated: the spill
- * buffer to its largest FPDU (it grows under load, kiw_tx_batch.h), the
+ * The connection's send state, sized to what it negotiated: the batch's
+ * vectors only without CRC and its marker room only with markers
+ * (@shape), the spill buffer to its largest FPDU (it grows under load,
+ * kiw_tx_batch.h), the
  * ORQ and IRQ to its ORD and IRD (at least 4 entries: no smaller
  * allocation is worth a reallocation when the QP is reused), the
  * completion records to the SQ.
  */
-static int kiw_tx_alloc(struct kiw_qp *qp, unsigned int spill, u32 ord,
-			u32 ird)
+static int kiw_tx_alloc(struct kiw_qp *qp, unsigned int spill,
+			unsigned int shape, u32 ord, u32 ird)
 {
 	struct kiw_tx *tx = &qp->tx;
 	void *orq = tx->orq, *irq = tx->irq;
 	int ret = 0;
 
+	/* A reused QP's batch may be shaped for other framing. */
+	if (tx->b && tx->b->flags != shape) {
+		kiw_txb_free(tx->b);
+		tx->b = NULL;
+	}
 	if (!tx->b) {
-		tx->b = kiw_txb_alloc(spill);
+		tx->b = kiw_txb_alloc(spill, shape);
 		if (!tx->b)
 			ret = -ENOMEM;
 	} else {
@@ -191,8 +198,9 @@ int kiw_tx_attach(struct kiw_qp *qp, const struct kiw_llp_params *p)
 	/* TCP's EMSS never exceeds the MSS the peer announced. */
 	if (p->sock)
 		mss_max = READ_ONCE(tcp_sk(p->sock->sk)->rx_opt.mss_clamp);
-	ret = kiw_tx_alloc(qp, kiw_tx_spill_size(mss_max, p->tx_markers), ord,
-			   ird);
+	ret = kiw_tx_alloc(qp, kiw_tx_spill_size(mss_max, p->tx_markers),
+			   (p->crc ? 0 : KIW_TXB_ZCOPY) |
+			   (p->tx_markers ? KIW_TXB_MARKERS : 0), ord, ird);
 	if (ret)
 		return ret;
 	/* A doorbell may look meanwhile: it sees all of this, or no socket. */

@@ -15,18 +15,39 @@
  * kiw_txb_alloc - a batch and its spill buffer
  * @spill: the spill buffer's size (see kiw_tx_batch.h), at least
  *	KIW_TXB_SPILL_MIN, at most KIW_TXB_BYTES
+ * @flags: KIW_TXB_ZCOPY for a connection without CRC, KIW_TXB_MARKERS
+ *	for one that sends markers: the batch has room for those only
  */
-struct kiw_txb *kiw_txb_alloc(unsigned int spill)
+struct kiw_txb *kiw_txb_alloc(unsigned int spill, unsigned int flags)
 {
-	struct kiw_txb *b = kvzalloc(sizeof(*b), GFP_KERNEL);
+	unsigned int mk = flags & KIW_TXB_MARKERS ? KIW_FPDU_MAX_MARKERS : 0;
+	unsigned int fpdu_vecs = 0, vec_max = 0, i;
+	struct kiw_txb *b;
 
+	if (flags & KIW_TXB_ZCOPY) {
+		fpdu_vecs = KIW_FPDU_TX_VECS(KIW_TXB_SRC, mk);
+		vec_max = fpdu_vecs + KIW_TXB_FPDUS *
+			  (mk ? KIW_TXB_VECS_FPDU_MK : KIW_TXB_VECS_FPDU);
+	}
+	b = kvzalloc(struct_size(b, vec, vec_max), GFP_KERNEL);
 	if (!b)
 		return NULL;
+	b->flags = flags;
+	b->fpdu_vecs = fpdu_vecs;
+	b->vec_max = vec_max;
 	/* The vectors point into these: kmalloc, not vmalloc. */
 	b->fpdu = kcalloc(KIW_TXB_FPDUS, sizeof(*b->fpdu), GFP_KERNEL);
-	if (!b->fpdu || kiw_txb_reserve(b, spill, GFP_KERNEL)) {
+	if (mk)
+		b->mk = kcalloc(KIW_TXB_FPDUS * mk, sizeof(*b->mk),
+				GFP_KERNEL);
+	if (!b->fpdu || (mk && !b->mk) ||
+	    kiw_txb_reserve(b, spill, GFP_KERNEL)) {
 		kiw_txb_free(b);
 		return NULL;
+	}
+	for (i = 0; mk && i < KIW_TXB_FPDUS; i++) {
+		b->fpdu[i].ftx.mk = b->mk + i * mk;
+		b->fpdu[i].ftx.mk_max = mk;
 	}
 	return b;
 }
@@ -38,6 +59,7 @@ void kiw_txb_free(struct kiw_txb *b)
 		return;
 	kiw_txb_put_refs(b);
 	kfree(b->fpdu);
+	kfree(b->mk);
 	kvfree(b->spill);
 	kvfree(b);
 }
@@ -139,7 +161,7 @@ bool kiw_txb_room(const struct kiw_txb *b, unsigned int next)
 		return true;
 	return b->nr_fpdu < KIW_TXB_FPDUS &&
 	       b->bytes + next <= b->limit &&
-	       b->nr_vec + KIW_FPDU_TX_MAX_VEC(KIW_TXB_SRC) <= KIW_TXB_VECS &&
+	       b->nr_vec + b->fpdu_vecs <= b->vec_max &&
 	       b->nr_ref + KIW_MAX_SGE <= KIW_TXB_REFS;
 }
 EXPORT_SYMBOL_IF_KUNIT(kiw_txb_room);
@@ -339,6 +361,10 @@ int kiw_txb_add(struct kiw_txb *b, u32 start, bool markers, bool crc,
 
 	if (WARN_ON_ONCE(b->nr_fpdu == KIW_TXB_FPDUS))
 		return -ENOSPC;
+	/* The batch was shaped for the connection (kiw_txb_alloc()). */
+	if (WARN_ON_ONCE((!crc && !(b->flags & KIW_TXB_ZCOPY)) ||
+			 (markers && !(b->flags & KIW_TXB_MARKERS))))
+		return -EINVAL;
 	/* CRC is negotiated per connection: a batch is all one kind. */
 	if (WARN_ON_ONCE(b->nr_fpdu && b->staged != crc))
 		return -EINVAL;
@@ -350,7 +376,7 @@ int kiw_txb_add(struct kiw_txb *b, u32 start, bool markers, bool crc,
 		b->staged = true;
 	} else {
 		n = kiw_fpdu_build(&f->ftx, &d, b->vec + b->nr_vec,
-				   KIW_TXB_VECS - b->nr_vec);
+				   b->vec_max - b->nr_vec);
 		if (WARN_ON_ONCE(n < 0))
 			return n;
 		b->nr_vec += n;

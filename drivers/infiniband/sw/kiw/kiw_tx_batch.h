@@ -78,7 +78,18 @@ static_assert(KIW_MPA_FPDU_OVERHEAD + KIW_MPA_ULPDU_MAX + 3 +
 static_assert(KIW_MPA_FPDU_OVERHEAD + KIW_DDP_HDR_MAX_LEN +
 	      KIW_RDMAP_TERM_MAX_LEN + 3 + KIW_MPA_MARKER_SIZE * 3 <=
 	      KIW_TXB_SPILL_MIN);
-#define KIW_TXB_VECS	(KIW_TXB_FPDUS * 12 + KIW_FPDU_TX_MAX_VEC(KIW_TXB_SRC))
+
+/*
+ * Shaped by what the connection negotiated (kiw_txb_alloc()): FPDUs with
+ * a CRC are staged in the spill buffer and need no vectors; without CRC,
+ * vectors for the whole batch: one FPDU's worst case, and a share for
+ * each of the others (a batch that runs out of them just ends early).
+ * Marker room only for a connection that sends markers.
+ */
+#define KIW_TXB_VECS_FPDU	5	/* vectors per FPDU, without markers */
+#define KIW_TXB_VECS_FPDU_MK	12	/* with markers */
+#define KIW_TXB_ZCOPY	BIT(0)	/* FPDUs go out as vectors (no CRC) */
+#define KIW_TXB_MARKERS	BIT(1)	/* FPDUs carry markers */
 
 /* Longest header an FPDU starts with: untagged DDP plus inline data. */
 #define KIW_TXB_HDR_MAX	(KIW_DDP_HDR_MAX_LEN + KIW_MAX_INLINE)
@@ -126,10 +137,13 @@ struct kiw_txb {
 	unsigned int nr_cut;
 	u32 cut[KIW_TXB_FPDUS];
 	struct kiw_txb_fpdu *fpdu;	/* KIW_TXB_FPDUS, in the linear map */
+	struct kiw_mpa_marker *mk;	/* theirs, if markers; linear too */
 	struct kiw_txb_end end[KIW_TXB_FPDUS];
 	struct kiw_txb_ref ref[KIW_TXB_REFS];
 	struct bio_vec src[KIW_TXB_SRC];
-	struct bio_vec vec[KIW_TXB_VECS];
+	unsigned int flags;	/* KIW_TXB_ZCOPY, KIW_TXB_MARKERS */
+	unsigned int fpdu_vecs;	/* most vectors one FPDU can need */
+	unsigned int vec_max;	/* room in @vec */
 	/*
 	 * The octets of earlier batches TCP has not taken yet; while a
 	 * batch is built (the buffer is then empty), its staged FPDUs.
@@ -140,9 +154,10 @@ struct kiw_txb {
 	unsigned int spill_off;
 	/* The TX's copy of the SQ work request it is sending. */
 	struct kiw_sqe sqe;
+	struct bio_vec vec[];	/* @vec_max; the batch's FPDUs, if ZCOPY */
 };
 
-struct kiw_txb *kiw_txb_alloc(unsigned int spill);
+struct kiw_txb *kiw_txb_alloc(unsigned int spill, unsigned int flags);
 void kiw_txb_free(struct kiw_txb *b);
 int kiw_txb_reserve(struct kiw_txb *b, unsigned int size, gfp_t gfp);
 void kiw_txb_stopped_short(struct kiw_txb *b, unsigned int next);
