@@ -145,12 +145,12 @@ struct kiw_listener;
  *
  * References (ref):
  *   sock     one while @sock is set (released with the socket): the socket
- *            callbacks find the endpoint through sk_user_data
+ *            callbacks find the endpoint through sk_user_data (@llp)
  *   work     one per successful queue_work() of @work, dropped when it ran
  *   qp       one while a QP points to it (qp->cep), see kiw_cep_bind_qp()
  *   handle   one while it is in kdev->cm.pending (iw_cm's provider_data)
  *   callers  temporary ones, taken under a lock that made it findable
- * The endpoint in turn holds, while set: a QP reference (@qp), an iw_cm
+ * The endpoint in turn holds, while set: a QP reference (@llp.qp), an iw_cm
  * reference on @cm_id (add_ref), a listener reference (@listener).
  *
  * Contexts: socket callbacks and the timer run in softirq and only post
@@ -186,7 +186,7 @@ struct kiw_cep {
 	struct list_head listen_entry;	/* under listener->lock */
 	u8 listen_list;			/* which list, under listener->lock */
 	unsigned long handle;		/* key in kdev->cm.pending, or 0 */
-	struct kiw_qp *qp;
+	struct kiw_llp_conn llp;	/* the bound QP; sk_user_data */
 	int status;			/* CONNECT_REPLY status of a failure */
 	struct sockaddr_storage local;
 	struct sockaddr_storage remote;

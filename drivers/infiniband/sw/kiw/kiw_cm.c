@@ -40,7 +40,7 @@ static void kiw_cep_free(struct kref *ref)
 	struct kiw_cep *cep = container_of(ref, struct kiw_cep, ref);
 	struct kiw_cm_dev *cm = &cep->kdev->cm;
 
-	WARN_ON_ONCE(cep->sock || cep->qp || cep->cm_id || cep->listener);
+	WARN_ON_ONCE(cep->sock || cep->llp.qp || cep->cm_id || cep->listener);
 	spin_lock_bh(&cm->lock);
 	list_del(&cep->dev_entry);
 	wake_up(&cm->idle);
@@ -125,13 +125,21 @@ void kiw_cep_arm_timer(struct kiw_cep *cep, unsigned int ms)
 	mod_timer(&cep->timer, cep->deadline);
 }
 
+/* The endpoint whose socket this is (under sk_callback_lock), or NULL. */
+static struct kiw_cep *kiw_cep_of_sk(const struct sock *sk)
+{
+	struct kiw_llp_conn *conn = kiw_sock_user(sk);
+
+	return conn ? container_of(conn, struct kiw_cep, llp) : NULL;
+}
+
 /* Socket callbacks (softirq, or process context): they only post. */
 static void kiw_cep_sk_data_ready(struct sock *sk)
 {
 	struct kiw_cep *cep;
 
 	read_lock_bh(&sk->sk_callback_lock);
-	cep = kiw_sock_user(sk);
+	cep = kiw_cep_of_sk(sk);
 	if (cep)
 		kiw_cep_post(cep, KIW_CEP_POST_SOCK);
 	read_unlock_bh(&sk->sk_callback_lock);
@@ -143,7 +151,7 @@ static void kiw_cep_sk_state_change(struct sock *sk)
 	struct kiw_cep *cep;
 
 	read_lock_bh(&sk->sk_callback_lock);
-	cep = kiw_sock_user(sk);
+	cep = kiw_cep_of_sk(sk);
 	if (cep) {
 		kiw_cep_post(cep, KIW_CEP_POST_SOCK);
 		orig = cep->saved_cbs.state_change;
@@ -156,16 +164,23 @@ static void kiw_cep_sk_state_change(struct sock *sk)
 void kiw_cep_install(struct kiw_cep *cep)
 {
 	lockdep_assert_held(&cep->lock);
-	kiw_sock_install(cep->sock, cep, kiw_cep_sk_data_ready,
+	kiw_sock_install(cep->sock, &cep->llp, kiw_cep_sk_data_ready,
 			 kiw_cep_sk_state_change, &cep->saved_cbs);
 }
 
-/* For the data path's socket callbacks (kiw_llp.h). */
-struct kiw_qp *kiw_llp_sk_qp(const struct sock *sk)
+/*
+ * The bound QP's reports (kiw_qp_report(), under its state_lock, any
+ * context): posted to the endpoint's work like every other event.
+ */
+static void kiw_cep_qp_report(struct kiw_cep *cep, enum kiw_qp_report what)
 {
-	struct kiw_cep *cep = kiw_sock_user(sk);
+	static const enum kiw_cep_post post[] = {
+		[KIW_QP_REPORT_CLOSE] = KIW_CEP_POST_CLOSE,
+		[KIW_QP_REPORT_ABORT] = KIW_CEP_POST_ABORT,
+		[KIW_QP_REPORT_DRAINED] = KIW_CEP_POST_DRAINED,
+	};
 
-	return cep ? READ_ONCE(cep->qp) : NULL;
+	kiw_cep_post(cep, post[what]);
 }
 
 /*
@@ -187,9 +202,10 @@ int kiw_cep_bind_qp(struct kiw_cep *cep, u32 qpn)
 		ret = -EBUSY;
 	} else {
 		qp->cep = cep;
+		qp->report = kiw_cep_qp_report;
 		kiw_cep_get(cep);
 		kiw_qp_get(qp);
-		WRITE_ONCE(cep->qp, qp);
+		WRITE_ONCE(cep->llp.qp, qp);
 	}
 	spin_unlock_irqrestore(&qp->state_lock, flags);
 	return ret;
@@ -197,7 +213,7 @@ int kiw_cep_bind_qp(struct kiw_cep *cep, u32 qpn)
 
 static void kiw_cep_unbind_qp(struct kiw_cep *cep)
 {
-	struct kiw_qp *qp = cep->qp;
+	struct kiw_qp *qp = cep->llp.qp;
 	unsigned long flags;
 
 	if (!qp)
@@ -206,7 +222,7 @@ static void kiw_cep_unbind_qp(struct kiw_cep *cep)
 	if (qp->cep == cep)
 		qp->cep = NULL;
 	spin_unlock_irqrestore(&qp->state_lock, flags);
-	WRITE_ONCE(cep->qp, NULL);
+	WRITE_ONCE(cep->llp.qp, NULL);
 	kiw_qp_put(qp);
 	kiw_cep_put(cep);	/* the QP's; the caller holds another */
 }
@@ -217,7 +233,7 @@ static void kiw_cep_unbind_qp(struct kiw_cep *cep)
  */
 int kiw_cep_enter_full(struct kiw_cep *cep)
 {
-	struct kiw_qp *qp = cep->qp;
+	struct kiw_qp *qp = cep->llp.qp;
 	struct kiw_llp_params params;
 	unsigned long flags;
 	int ret;
@@ -253,11 +269,11 @@ static bool kiw_cep_after_terminate(struct kiw_cep *cep)
 
 	if (cep->term_sent)
 		return true;
-	if (!cep->qp)
+	if (!cep->llp.qp)
 		return false;
-	spin_lock_irqsave(&cep->qp->state_lock, flags);
-	term = cep->qp->term != KIW_TERM_NONE;
-	spin_unlock_irqrestore(&cep->qp->state_lock, flags);
+	spin_lock_irqsave(&cep->llp.qp->state_lock, flags);
+	term = cep->llp.qp->term != KIW_TERM_NONE;
+	spin_unlock_irqrestore(&cep->llp.qp->state_lock, flags);
 	return term;
 }
 
@@ -272,7 +288,7 @@ static void kiw_cep_release(struct kiw_cep *cep, bool reset, bool error)
 	struct socket *sock = cep->sock;
 
 	if (cep->attached) {
-		kiw_llp_detach(cep->qp);
+		kiw_llp_detach(cep->llp.qp);
 		cep->attached = false;
 	}
 	kiw_sock_restore(sock, &cep->saved_cbs);
@@ -292,7 +308,7 @@ static void kiw_cep_release(struct kiw_cep *cep, bool reset, bool error)
 	spin_unlock_bh(&cm->lock);
 
 	if (cep->established)
-		kiw_qp_llp_closed(cep->qp, error);
+		kiw_qp_llp_closed(cep->llp.qp, error);
 	kiw_cep_unbind_qp(cep);
 	if (cep->handle && xa_erase(&cm->pending, cep->handle) == cep)
 		kiw_cep_put(cep);
@@ -352,7 +368,7 @@ static int kiw_cep_act(struct kiw_cep *cep, enum kiw_cep_event ev,
 	if (a & KIW_CEP_ACT_UP_ESTABLISHED)
 		kiw_cep_upcall(cep, IW_CM_EVENT_ESTABLISHED, 0);
 	if ((a & KIW_CEP_ACT_DRAIN) && cep->attached)
-		kiw_llp_drain(cep->qp);
+		kiw_llp_drain(cep->llp.qp);
 	if (a & KIW_CEP_ACT_UP_DISCONNECT)
 		kiw_cep_upcall(cep, IW_CM_EVENT_DISCONNECT, 0);
 	if ((a & KIW_CEP_ACT_FIN) && !(a & KIW_CEP_ACT_RESET))
@@ -479,32 +495,6 @@ void kiw_cep_connected(struct kiw_cep *cep)
 		return;
 	}
 	kiw_cep_step(cep, KIW_CEP_EV_REPLY);
-}
-
-void kiw_cm_qp_close(struct kiw_qp *qp, bool abrupt)
-{
-	struct kiw_cep *cep;
-	unsigned long flags;
-
-	spin_lock_irqsave(&qp->state_lock, flags);
-	cep = qp->cep;
-	if (cep)
-		kiw_cep_post(cep, abrupt ? KIW_CEP_POST_ABORT :
-					   KIW_CEP_POST_CLOSE);
-	spin_unlock_irqrestore(&qp->state_lock, flags);
-	/* The TX reports back with kiw_cm_tx_drained() (kiw_llp.h). */
-	if (cep && !abrupt)
-		kiw_tx_kick(qp);
-}
-
-void kiw_cm_tx_drained(struct kiw_qp *qp)
-{
-	unsigned long flags;
-
-	spin_lock_irqsave(&qp->state_lock, flags);
-	if (qp->cep)
-		kiw_cep_post(qp->cep, KIW_CEP_POST_DRAINED);
-	spin_unlock_irqrestore(&qp->state_lock, flags);
 }
 
 static int kiw_cep_bind_local(struct kiw_cep *cep, struct iw_cm_id *cm_id)

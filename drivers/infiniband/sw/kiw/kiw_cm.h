@@ -58,20 +58,4 @@ void kiw_cm_dev_fini(struct kiw_device *kdev);
 void kiw_cm_dev_close_sockets(struct kiw_device *kdev, const struct net *net);
 extern const struct ib_device_ops kiw_cm_ops;
 
-/*
- * The QP asks for its connection to be closed: gracefully (@abrupt false:
- * after the SQ has drained, a FIN; modify to SQD) or abortively (@abrupt
- * true: modify to ERR, a Terminate, destroy_qp; a RST, or after a
- * Terminate we sent, a FIN behind it). Also aborts a connection attempt
- * the QP is bound to. Called from any context with no kiw lock held; does
- * not sleep (the socket work is deferred). When the connection is gone the
- * CM calls kiw_qp_llp_closed() and drops its QP reference.
- *
- * destroy_qp calls this (abruptly) and then waits for every QP reference,
- * including iw_cm's, which iw_cm drops only when it gets IW_CM_EVENT_CLOSE
- * (or when the cm_id is destroyed). So an abortive close ends in
- * IW_CM_EVENT_CLOSE to iw_cm promptly, without waiting for the peer.
- */
-void kiw_cm_qp_close(struct kiw_qp *qp, bool abrupt);
-
 #endif /* KIW_CM_H */

@@ -19,26 +19,14 @@
 
 #include "kiw_llp.h"
 #include "kiw_qp.h"
+#include "kiw_sock.h"
 
-/*
- * The data path's workqueue: every QP's TX work item, and the receive
- * work that takes over when one sk_data_ready call reaches its budget
- * (kiw_rx.h: what a softirq may take).
- * Unbound (no per-QP or per-CPU threads); WQ_MEM_RECLAIM, since storage
- * over RDMA (NFS, iSER, NVMe-oF) may need it to make progress while the
- * system reclaims memory.
- */
-struct workqueue_struct *kiw_tx_wq;
-
-int kiw_llp_init(void)
+/* The QP of a connection's socket (sk_callback_lock held), or NULL. */
+static struct kiw_qp *kiw_llp_sk_qp(const struct sock *sk)
 {
-	kiw_tx_wq = alloc_workqueue("kiw_tx", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
-	return kiw_tx_wq ? 0 : -ENOMEM;
-}
+	struct kiw_llp_conn *conn = kiw_sock_user(sk);
 
-void kiw_llp_exit(void)
-{
-	destroy_workqueue(kiw_tx_wq);
+	return conn ? READ_ONCE(conn->qp) : NULL;
 }
 
 static void kiw_llp_data_ready(struct sock *sk)

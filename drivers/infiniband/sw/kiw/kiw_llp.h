@@ -29,14 +29,16 @@
  * the responder then sends its Reply. If attach fails, the CM
  * closes the connection and the QP goes to ERROR.
  *
- * sk_user_data is the CM's for the socket's whole life. The data path's
- * callbacks find their QP with kiw_llp_sk_qp(), valid from attach until
+ * sk_user_data is the CM's for the socket's whole life: it points at the
+ * struct kiw_llp_conn the endpoint embeds. The data path's callbacks find
+ * their QP there (kiw_llp_sk_qp()), valid from attach until
  * kiw_llp_detach() has returned.
  *
  * Graceful close (modify to SQD). The QP is CLOSING and the CM kicks the
  * TX (kiw_tx_kick()). The TX sends what was posted before; when nothing is
- * left to send and the QP is still CLOSING, it calls kiw_cm_tx_drained()
- * (any context; repeats are ignored). A responder that still holds its
+ * left to send and the QP is still CLOSING, it reports
+ * KIW_QP_REPORT_DRAINED (kiw_qp_report(); any context; repeats are
+ * ignored). A responder that still holds its
  * FPDUs (hold_tx_until_rx, nothing received yet) is drained too: what it
  * may not send is flushed with the close, and a FIN is not an FPDU. A
  * modify to ERR while CLOSING (ib_drain_qp() after rdma_disconnect())
@@ -51,10 +53,11 @@
  * the disconnect: FPDUs that arrived before the FIN are delivered.
  *
  * Locking. The CM calls attach, detach and drain holding its endpoint's
- * mutex. The CM hooks the data path calls (kiw_cm_qp_close(),
- * kiw_cm_tx_drained(), kiw_llp_sk_qp()) never sleep and never wait for
- * the CM, so the data path may call them from anywhere, and its own work
- * may be waited for (flushed) by detach.
+ * mutex. The data path never calls the CM: it reports to it
+ * (kiw_qp_report(): the CM's hook only posts an event to its endpoint's
+ * work) and finds its QP from a socket with kiw_llp_sk_qp(); neither
+ * sleeps or waits for the CM, so the data path may use them from
+ * anywhere, and its own work may be waited for (flushed) by detach.
  */
 #ifndef KIW_LLP_H
 #define KIW_LLP_H
@@ -96,8 +99,13 @@ int kiw_llp_attach(struct kiw_qp *qp, const struct kiw_llp_params *params);
 void kiw_llp_detach(struct kiw_qp *qp);
 void kiw_llp_drain(struct kiw_qp *qp);
 
-/* kiw_cm.c, for the data path. */
-struct kiw_qp *kiw_llp_sk_qp(const struct sock *sk);
-void kiw_cm_tx_drained(struct kiw_qp *qp);
+/*
+ * What a connection's socket's sk_user_data points to, from the CM's
+ * kiw_cep_install() until it restores the socket: the CM's endpoint
+ * embeds it. The data path's callbacks take their QP from it.
+ */
+struct kiw_llp_conn {
+	struct kiw_qp *qp;	/* the bound QP, or NULL (WRITE_ONCE) */
+};
 
 #endif /* KIW_LLP_H */

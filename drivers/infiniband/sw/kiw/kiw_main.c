@@ -17,12 +17,12 @@ static int __init kiw_init(void)
 	int ret;
 
 	kiw_crc_setup();
-	ret = kiw_llp_init();
+	ret = kiw_tx_init();
 	if (ret)
 		return ret;
 	ret = kiw_cm_init();
 	if (ret)
-		goto err_llp;
+		goto err_tx;
 	ret = kiw_dev_init();
 	if (ret)
 		goto err_cm;
@@ -31,8 +31,8 @@ static int __init kiw_init(void)
 
 err_cm:
 	kiw_cm_exit();
-err_llp:
-	kiw_llp_exit();
+err_tx:
+	kiw_tx_exit();
 	return ret;
 }
 
@@ -40,7 +40,7 @@ static void __exit kiw_exit(void)
 {
 	kiw_dev_exit();		/* every device gone */
 	kiw_cm_exit();
-	kiw_llp_exit();
+	kiw_tx_exit();
 	pr_info("kiw: unloaded\n");
 }
 

@@ -436,9 +436,9 @@ static void kiw_qp_act(struct kiw_qp *qp, enum kiw_qp_state prev,
 			kiw_qp_event(qp, IB_EVENT_QP_LAST_WQE_REACHED);
 	}
 	if (actions & KIW_QP_ACT_CLOSE)
-		kiw_cm_qp_close(qp, false);
+		kiw_qp_report(qp, KIW_QP_REPORT_CLOSE);
 	if (actions & KIW_QP_ACT_ABORT)
-		kiw_cm_qp_close(qp, true);
+		kiw_qp_report(qp, KIW_QP_REPORT_ABORT);
 }
 
 /*
@@ -477,6 +477,30 @@ void kiw_qp_error(struct kiw_qp *qp)
 	kiw_qp_act(qp, prev, actions);
 }
 EXPORT_SYMBOL_IF_KUNIT(kiw_qp_error);
+
+/**
+ * kiw_qp_report - tell the connection owning the QP what happened
+ * @qp: the QP
+ * @what: see enum kiw_qp_report
+ *
+ * Nothing happens if no connection is bound. Any context; no kiw lock
+ * held.
+ */
+void kiw_qp_report(struct kiw_qp *qp, enum kiw_qp_report what)
+{
+	unsigned long flags;
+	bool bound;
+
+	spin_lock_irqsave(&qp->state_lock, flags);
+	bound = qp->cep;
+	if (bound)
+		qp->report(qp->cep, what);
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+	/* A graceful close waits for the TX's KIW_QP_REPORT_DRAINED. */
+	if (bound && what == KIW_QP_REPORT_CLOSE)
+		kiw_tx_kick(qp);
+}
+EXPORT_SYMBOL_IF_KUNIT(kiw_qp_report);
 
 /* The CM: MPA completed, the QP may move data. */
 int kiw_qp_llp_established(struct kiw_qp *qp)

@@ -29,7 +29,8 @@
  *   IDLE      created; modify to RESET/INIT/RTR keeps it here (rdma_cm),
  *             in IB's order; query_qp reports the IB state last asked for
  *   RTS       the CM, when MPA completes: kiw_qp_llp_established()
- *   CLOSING   modify to SQD (iw_cm graceful disconnect): kiw_cm_qp_close()
+ *   CLOSING   modify to SQD (iw_cm graceful disconnect): the QP reports
+ *             KIW_QP_REPORT_CLOSE to the CM
  *   TERMINATE the data path found an error: kiw_qp_terminate(); the TX
  *             sends the Terminate, then the CM closes abortively
  *   ERROR     modify to ERR (iw_cm abortive disconnect, ib_drain_qp; from
@@ -56,12 +57,12 @@
 #include <kiw/rdmap.h>
 
 #include "kiw.h"
-#include "kiw_cm.h"
 #include "kiw_cq.h"
 #include "kiw_ring.h"
 #include "kiw_rx.h"
 #include "kiw_tx.h"
 
+struct kiw_cep;
 struct kiw_srq;
 struct kiw_mr;
 
@@ -129,6 +130,30 @@ struct kiw_wq {
 	struct rdma_user_mmap_entry *entry;
 };
 
+/*
+ * What the data path reports to the connection owning the QP's socket.
+ * The CM consumes these as events (its hook only posts them); the data
+ * path never calls into the CM.
+ */
+enum kiw_qp_report {
+	/*
+	 * Close gracefully: once the SQ has drained, a FIN (modify to SQD).
+	 * The TX answers with KIW_QP_REPORT_DRAINED.
+	 */
+	KIW_QP_REPORT_CLOSE,
+	/*
+	 * Close abortively (modify to ERR, a Terminate, destroy_qp): a RST,
+	 * or after a Terminate we sent, a FIN behind it. Also aborts a
+	 * connection attempt the QP is bound to. destroy_qp reports this,
+	 * then waits for every QP reference, including iw_cm's, which iw_cm
+	 * drops only at IW_CM_EVENT_CLOSE: so the CM ends an abortive close
+	 * with IW_CM_EVENT_CLOSE promptly, without waiting for the peer.
+	 */
+	KIW_QP_REPORT_ABORT,
+	/* The TX has nothing left to send: a graceful close may go on. */
+	KIW_QP_REPORT_DRAINED,
+};
+
 struct kiw_qp {
 	struct ib_qp base;
 	struct kiw_device *kdev;
@@ -142,17 +167,20 @@ struct kiw_qp {
 	struct completion released;	/* the last reference is gone */
 
 	/*
-	 * Protects state, idle_ib_state, term, cep and the attributes set
-	 * by modify_qp (access, ord, ird). Taken with interrupts off: state
-	 * changes come from the RX softirq, the TX work, the CM and verbs.
-	 * Nothing else is taken under it; the hooks (kiw_cm_qp_close(),
-	 * kiw_tx_kick()) are called after it is released.
+	 * Protects state, idle_ib_state, term, cep, report and the
+	 * attributes set by modify_qp (access, ord, ird). Taken with
+	 * interrupts off: state changes come from the RX softirq, the TX
+	 * work, the CM and verbs. Nothing else is taken under it but what
+	 * @report does (it only posts); kiw_tx_kick() is called after it is
+	 * released.
 	 */
 	spinlock_t state_lock;
 	enum kiw_qp_state state;
 	enum ib_qp_state idle_ib_state;	/* RESET, INIT or RTR, while IDLE */
 	kiw_term_t term;		/* first local error, for the Terminate */
 	struct kiw_cep *cep;		/* owned by the CM */
+	/* The CM's, set with @cep: it takes kiw_qp_report()'s reports. */
+	void (*report)(struct kiw_cep *cep, enum kiw_qp_report what);
 	u32 access;			/* IB_ACCESS_* modify_qp set */
 	u32 ord;			/* outbound RDMA Reads, <= KIW_MAX_ORD */
 	u32 ird;			/* inbound RDMA Reads, <= KIW_MAX_IRD */
@@ -208,6 +236,7 @@ void kiw_qp_terminate(struct kiw_qp *qp, kiw_term_t term,
 		      enum ib_event_type event);
 void kiw_qp_peer_terminate(struct kiw_qp *qp, enum ib_event_type event);
 void kiw_qp_error(struct kiw_qp *qp);
+void kiw_qp_report(struct kiw_qp *qp, enum kiw_qp_report what);
 
 /*
  * Work queues for the data path (kiw_qp.c). Never sleep.

@@ -48,7 +48,7 @@ static void kiw_trace_mpa_assign(const struct kiw_cep *cep,
 				 bool *tx_markers, bool *rx_markers, u32 *ird,
 				 u32 *ord, u8 *rtr, bool *hold_tx, u8 *remote)
 {
-	*qpn = cep->qp ? cep->qp->base.qp_num : 0;
+	*qpn = cep->llp.qp ? cep->llp.qp->base.qp_num : 0;
 	*initiator = p->initiator;
 	*rev = p->mpa_rev;
 	*crc = p->crc;

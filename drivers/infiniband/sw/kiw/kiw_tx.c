@@ -20,6 +20,27 @@
 #include "kiw_trace.h"
 #include "kiw_tx_batch.h"
 
+/*
+ * The data path's workqueue: every QP's TX work item, and the receive
+ * work that takes over when one sk_data_ready call reaches its budget
+ * (kiw_rx.h: what a softirq may take).
+ * Unbound (no per-QP or per-CPU threads); WQ_MEM_RECLAIM, since storage
+ * over RDMA (NFS, iSER, NVMe-oF) may need it to make progress while the
+ * system reclaims memory.
+ */
+struct workqueue_struct *kiw_tx_wq;
+
+int kiw_tx_init(void)
+{
+	kiw_tx_wq = alloc_workqueue("kiw_tx", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
+	return kiw_tx_wq ? 0 : -ENOMEM;
+}
+
+void kiw_tx_exit(void)
+{
+	destroy_workqueue(kiw_tx_wq);
+}
+
 /* Batches one run sends before it lets other QPs' work run. */
 #define KIW_TX_BUDGET	16
 /*
@@ -668,10 +689,8 @@ static void kiw_tx_halt(struct kiw_qp *qp)
 {
 	struct kiw_tx *tx = &qp->tx;
 
-	if (tx->b->spill_len)
-		kiw_cm_qp_close(qp, true);
-	else
-		kiw_cm_tx_drained(qp);
+	kiw_qp_report(qp, tx->b->spill_len ? KIW_QP_REPORT_ABORT :
+					     KIW_QP_REPORT_DRAINED);
 	tx->cur.kind = KIW_TXM_NONE;
 	tx->b->spill_len = 0;
 	tx->b->spill_off = 0;
@@ -731,7 +750,7 @@ static int kiw_tx_run(struct kiw_qp *qp, unsigned int budget)
 				 sk_stream_wspace(sock->sk))) {
 			kiw_tx_reap(qp);	/* local operations */
 			if (state == KIW_QP_CLOSING && kiw_tx_drained(qp))
-				kiw_cm_tx_drained(qp);
+				kiw_qp_report(qp, KIW_QP_REPORT_DRAINED);
 			return 0;
 		}
 		ret = kiw_tx_commit(qp, sock);

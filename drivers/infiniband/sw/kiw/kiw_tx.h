@@ -25,8 +25,8 @@
  *
  * Graceful close: in CLOSING the TX goes on until everything posted
  * before, and every Read Response owed, is in TCP's hands; each run that
- * then finds nothing left calls kiw_cm_tx_drained(), and the CM sends its
- * FIN (kiw_llp.h).
+ * then finds nothing left reports KIW_QP_REPORT_DRAINED (kiw_qp_report()),
+ * and the CM sends its FIN (kiw_llp.h).
  */
 #ifndef KIW_TX_H
 #define KIW_TX_H
@@ -206,9 +206,9 @@ void kiw_tx_seg_trim(struct kiw_ddp_segmenter *s, struct kiw_ddp_seg *seg,
 void kiw_tx_done(struct kiw_qp *qp, u32 pos, enum ib_wc_status status);
 void kiw_tx_wqe_fail(struct kiw_qp *qp, u32 pos, enum ib_wc_status status);
 
-/* The module's transmit workqueue (kiw_llp.c), made at module init. */
+/* The data path's workqueue, made at module init. */
 extern struct workqueue_struct *kiw_tx_wq;
-int kiw_llp_init(void);
-void kiw_llp_exit(void);
+int kiw_tx_init(void);
+void kiw_tx_exit(void);
 
 #endif /* KIW_TX_H */
