@@ -9,6 +9,7 @@
 #include <kunit/visibility.h>
 
 #include "kiw_cq.h"
+#include "kiw_obj.h"
 #include "kiw_ring.h"
 
 /*

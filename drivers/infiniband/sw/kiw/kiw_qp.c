@@ -10,6 +10,7 @@
 #include <rdma/uverbs_ioctl.h>
 #include <kunit/visibility.h>
 
+#include "kiw_obj.h"
 #include "kiw_qp.h"
 #include "kiw_ring.h"
 #include "kiw_srq.h"
