@@ -40,6 +40,17 @@ struct kiw_mmap_entry {
 #define KIW_MMAP_MIN_PGOFF ((SIW_INVAL_UOBJ_KEY >> PAGE_SHIFT) + 1)
 
 /*
+ * The ring of @size octets of an object, zeroed: for user space (@user),
+ * vmalloc_user() memory, which may be mapped to user space
+ * (remap_vmalloc_range() in kiw_mmap() refuses any other); else vzalloc()
+ * memory. NULL if there is no memory. Free it with kiw_mmap_ring_free().
+ */
+void *kiw_mmap_ring_alloc(size_t size, bool user)
+{
+	return user ? vmalloc_user(size) : vzalloc(size);
+}
+
+/*
  * Offer the ring of @len octets at @addr (vmalloc_user() memory) to the user
  * context of @udata: *@entry is its mapping's entry, or NULL when this
  * fails, and *@key the mmap offset to tell libsiw. Hand the entry to
@@ -69,6 +80,20 @@ int kiw_mmap_ring(struct ib_udata *udata, void *addr, size_t len,
 	*key = rdma_user_mmap_get_offset(&e->base);
 	*entry = &e->base;
 	return 0;
+}
+
+/*
+ * kiw_mmap_ring() for a create verb whose response to libsiw, @resp_len
+ * octets with *@key in it, must fit in @udata: -EINVAL, with nothing
+ * mapped, if it does not. The caller copies the response.
+ */
+int kiw_mmap_ring_resp(struct ib_udata *udata, size_t resp_len, void *addr,
+		       size_t len, struct rdma_user_mmap_entry **entry,
+		       u64 *key)
+{
+	if (udata->outlen < resp_len)
+		return -EINVAL;
+	return kiw_mmap_ring(udata, addr, len, entry, key);
 }
 
 /* Withdraw a ring's mapping entry, if it was offered one; free the ring. */

@@ -12,8 +12,12 @@
 
 int kiw_take_slot(atomic_t *count, int max);
 
+void *kiw_mmap_ring_alloc(size_t size, bool user);
 int kiw_mmap_ring(struct ib_udata *udata, void *addr, size_t len,
 		  struct rdma_user_mmap_entry **entry, u64 *key);
+int kiw_mmap_ring_resp(struct ib_udata *udata, size_t resp_len, void *addr,
+		       size_t len, struct rdma_user_mmap_entry **entry,
+		       u64 *key);
 void kiw_mmap_ring_free(struct rdma_user_mmap_entry *entry, void *ring);
 
 /* ib_device_ops: mmap() of a ring, and the end of its mapping's entry */

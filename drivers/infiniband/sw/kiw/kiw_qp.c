@@ -580,7 +580,7 @@ static int kiw_wq_alloc(struct kiw_wq *wq, u32 wr, size_t entry, bool user)
 	spin_lock_init(&wq->lock);
 	wq->num = kiw_wq_size(wr);
 	size = array_size(wq->num, entry);
-	wq->ring = user ? vmalloc_user(size) : vzalloc(size);
+	wq->ring = kiw_mmap_ring_alloc(size, user);
 	return wq->ring ? 0 : -ENOMEM;
 }
 
