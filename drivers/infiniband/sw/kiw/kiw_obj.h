@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * What every verbs object shares: its slot among the device's limits
- * (kiw_limits.h), and the mapping of its ring to user space.
+ * (kiw_limits.h), and its ring: allocated, offered to user space to map,
+ * freed.
  */
 #ifndef KIW_OBJ_H
 #define KIW_OBJ_H
