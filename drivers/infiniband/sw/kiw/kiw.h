@@ -6,7 +6,8 @@
  *   kiw_main.c   module init/exit, "rdma link" type, the device list
  *   kiw_cfg.c    module parameters (validated) and their snapshot
  *   kiw_dev.c    device creation, attributes, query verbs, netdev events
- *   kiw_verbs.c  user context, PD, mmap, and the verbs ops table
+ *   kiw_verbs.c  user context, PD, and the verbs ops table
+ *   kiw_obj.c    object limits, rings mapped to user space (kiw_obj.h)
  *   kiw_cq.c     completion queues            (kiw_cq.h)
  *   kiw_qp.c     QPs and their state machine  (kiw_qp.h)
  *   kiw_srq.c    shared receive queues        (kiw_srq.h)
@@ -145,13 +146,9 @@ bool kiw_is_kiw_device(const struct ib_device *ibdev);
 
 /* kiw_verbs.c */
 extern const struct ib_device_ops kiw_verbs_ops;
-/* kiw_restrack.c: what "rdma res show" shows of kiw's objects */
-extern const struct ib_device_ops kiw_restrack_ops;
-int kiw_take_slot(atomic_t *count, int max);
-int kiw_mmap_ring(struct ib_udata *udata, void *addr, size_t len,
-		  struct rdma_user_mmap_entry **entry, u64 *key);
-void kiw_mmap_ring_free(struct rdma_user_mmap_entry *entry, void *ring);
 void kiw_device_init_objects(struct kiw_device *kdev);
 void kiw_device_fini_objects(struct kiw_device *kdev);
+/* kiw_restrack.c: what "rdma res show" shows of kiw's objects */
+extern const struct ib_device_ops kiw_restrack_ops;
 
 #endif /* KIW_H */

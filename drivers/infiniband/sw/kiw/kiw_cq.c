@@ -4,11 +4,11 @@
  * kernel poll and notify verbs.
  */
 #include <linux/log2.h>
-#include <linux/vmalloc.h>
 #include <rdma/uverbs_ioctl.h>
 #include <kunit/visibility.h>
 
 #include "kiw_cq.h"
+#include "kiw_obj.h"
 #include "kiw_ring.h"
 
 /*
@@ -267,9 +267,8 @@ static int kiw_cq_map_user(struct kiw_cq *cq, struct ib_udata *udata,
 	};
 	int ret;
 
-	if (udata->outlen < sizeof(uresp))
-		return -EINVAL;
-	ret = kiw_mmap_ring(udata, cq->queue, size, &cq->entry, &uresp.cq_key);
+	ret = kiw_mmap_ring_resp(udata, sizeof(uresp), cq->queue, size,
+				 &cq->entry, &uresp.cq_key);
 	if (ret)
 		return ret;
 	/* Only for libsiw's messages: unique within the user context. */
@@ -300,21 +299,21 @@ int kiw_create_cq(struct ib_cq *base, const struct ib_cq_init_attr *attr,
 	cq->num_cqe = kiw_cq_ring_size(attr->cqe);
 	cq->user = !!udata;
 	size = array_size(cq->num_cqe, sizeof(*cq->queue));
-	if (cq->user) {
-		cq->queue = vmalloc_user(size + sizeof(*cq->notify));
-		cq->notify = (struct siw_cq_ctrl *)(cq->queue + cq->num_cqe);
-	} else {
-		cq->queue = vzalloc(size);
-		cq->notify = &cq->kernel_notify;
-	}
+	/* A user CQ's arming word follows its ring, in the same mapping. */
+	if (cq->user)
+		size += sizeof(*cq->notify);
+	cq->queue = kiw_mmap_ring_alloc(size, cq->user);
 	if (!cq->queue) {
 		ret = -ENOMEM;
 		goto err_slot;
 	}
 	if (cq->user) {
-		ret = kiw_cq_map_user(cq, udata, size + sizeof(*cq->notify));
+		cq->notify = (struct siw_cq_ctrl *)(cq->queue + cq->num_cqe);
+		ret = kiw_cq_map_user(cq, udata, size);
 		if (ret)
 			goto err_free;
+	} else {
+		cq->notify = &cq->kernel_notify;
 	}
 	base->cqe = cq->num_cqe;
 	return 0;

@@ -20,6 +20,7 @@
 #include <kunit/visibility.h>
 
 #include "kiw_mem.h"
+#include "kiw_obj.h"
 
 /* Enough tries that a full table (KIW_MAX_MR of 2^24) practically never fails. */
 #define KIW_STAG_TRIES 64

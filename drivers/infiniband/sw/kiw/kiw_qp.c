@@ -10,6 +10,7 @@
 #include <rdma/uverbs_ioctl.h>
 #include <kunit/visibility.h>
 
+#include "kiw_obj.h"
 #include "kiw_qp.h"
 #include "kiw_ring.h"
 #include "kiw_srq.h"
@@ -603,7 +604,7 @@ static int kiw_wq_alloc(struct kiw_wq *wq, u32 wr, size_t entry, bool user)
 	spin_lock_init(&wq->lock);
 	wq->num = kiw_wq_size(wr);
 	size = array_size(wq->num, entry);
-	wq->ring = user ? vmalloc_user(size) : vzalloc(size);
+	wq->ring = kiw_mmap_ring_alloc(size, user);
 	return wq->ring ? 0 : -ENOMEM;
 }
 

@@ -3,10 +3,10 @@
  * kiw shared receive queues: the ring, fetch for the receive path, the
  * limit event, and the SRQ verbs.
  */
-#include <linux/vmalloc.h>
 #include <rdma/uverbs_ioctl.h>
 #include <kunit/visibility.h>
 
+#include "kiw_obj.h"
 #include "kiw_qp.h"
 #include "kiw_ring.h"
 #include "kiw_srq.h"
@@ -102,10 +102,8 @@ static int kiw_srq_map_user(struct kiw_srq *srq, struct ib_udata *udata,
 	};
 	int ret;
 
-	if (udata->outlen < sizeof(uresp))
-		return -EINVAL;
-	ret = kiw_mmap_ring(udata, srq->ring, size, &srq->entry,
-			    &uresp.srq_key);
+	ret = kiw_mmap_ring_resp(udata, sizeof(uresp), srq->ring, size,
+				 &srq->entry, &uresp.srq_key);
 	if (ret)
 		return ret;
 	return ib_copy_to_udata(udata, &uresp, sizeof(uresp));
@@ -136,7 +134,7 @@ int kiw_create_srq(struct ib_srq *base, struct ib_srq_init_attr *init,
 	srq->limit = attr->srq_limit;
 	srq->armed = attr->srq_limit > 0;
 	size = array_size(srq->num, sizeof(*srq->ring));
-	srq->ring = udata ? vmalloc_user(size) : vzalloc(size);
+	srq->ring = kiw_mmap_ring_alloc(size, srq->user);
 	if (!srq->ring) {
 		ret = -ENOMEM;
 		goto err_slot;
