@@ -264,10 +264,9 @@ void kiw_cep_step(struct kiw_cep *cep, enum kiw_cep_event ev);
 void kiw_cep_arm_timer(struct kiw_cep *cep, unsigned int ms);
 int kiw_cep_bind_qp(struct kiw_cep *cep, u32 qpn);
 int kiw_cep_enter_full(struct kiw_cep *cep);
-void kiw_cep_connected(struct kiw_cep *cep);
 
 /* kiw_cm_mpa.c */
-void kiw_cep_mpa_input(struct kiw_cep *cep);
+bool kiw_cep_mpa_input(struct kiw_cep *cep, enum kiw_cep_event *ev);
 int kiw_cep_send_request(struct kiw_cep *cep);
 int kiw_cep_send_reject(struct kiw_cep *cep);
 int kiw_cep_prepare_request(struct kiw_cep *cep,

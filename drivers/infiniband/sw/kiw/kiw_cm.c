@@ -423,6 +423,32 @@ void kiw_cep_step(struct kiw_cep *cep, enum kiw_cep_event ev)
 	}
 }
 
+/* The initiator's Reply was good: Full Operation, then the consumer. */
+static void kiw_cep_connected(struct kiw_cep *cep)
+{
+	int ret = kiw_cep_enter_full(cep);
+
+	if (ret) {
+		cep->status = ret;
+		kiw_cep_step(cep, KIW_CEP_EV_ABORT);
+		return;
+	}
+	kiw_cep_step(cep, KIW_CEP_EV_REPLY);
+}
+
+/* The peer's MPA frame, as far as it came: step with what it amounts to. */
+static void kiw_cep_mpa_step(struct kiw_cep *cep)
+{
+	enum kiw_cep_event ev;
+
+	if (!kiw_cep_mpa_input(cep, &ev))
+		return;
+	if (ev == KIW_CEP_EV_REPLY)
+		kiw_cep_connected(cep);
+	else
+		kiw_cep_step(cep, ev);
+}
+
 /* What the socket says, outside the MPA reads. */
 static void kiw_cep_poll(struct kiw_cep *cep)
 {
@@ -431,7 +457,7 @@ static void kiw_cep_poll(struct kiw_cep *cep)
 	int err;
 
 	if (cep->state == KIW_CEP_AWAIT_REQ || cep->state == KIW_CEP_AWAIT_REP)
-		kiw_cep_mpa_input(cep);
+		kiw_cep_mpa_step(cep);
 	if (!cep->sock)
 		return;
 	/* Nothing may come before our Reply (RFC 5044 7.1.2 (2), (4)). */
@@ -452,7 +478,7 @@ static void kiw_cep_poll(struct kiw_cep *cep)
 	kiw_cep_step(cep, ev);
 	/* The connection just came up: the Reply may already be there. */
 	if (cep->state == KIW_CEP_AWAIT_REP)
-		kiw_cep_mpa_input(cep);
+		kiw_cep_mpa_step(cep);
 }
 
 static void kiw_cep_work(struct work_struct *work)
@@ -482,19 +508,6 @@ static void kiw_cep_work(struct work_struct *work)
 	kiw_cep_poll(cep);
 	mutex_unlock(&cep->lock);
 	kiw_cep_put(cep);
-}
-
-/* The initiator's Reply was good: Full Operation, then the consumer. */
-void kiw_cep_connected(struct kiw_cep *cep)
-{
-	int ret = kiw_cep_enter_full(cep);
-
-	if (ret) {
-		cep->status = ret;
-		kiw_cep_step(cep, KIW_CEP_EV_ABORT);
-		return;
-	}
-	kiw_cep_step(cep, KIW_CEP_EV_REPLY);
 }
 
 static int kiw_cep_bind_local(struct kiw_cep *cep, struct iw_cm_id *cm_id)

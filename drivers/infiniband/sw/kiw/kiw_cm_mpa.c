@@ -38,14 +38,15 @@ static struct kiw_mpa_frame *kiw_cep_rx_frame(struct kiw_cep *cep)
 	return cep->active ? &cep->rep : &cep->req;
 }
 
-static void kiw_cep_mpa_fail(struct kiw_cep *cep, enum kiw_mpa_err e)
+static enum kiw_cep_event kiw_cep_mpa_fail(struct kiw_cep *cep,
+					   enum kiw_mpa_err e)
 {
 	ibdev_warn_ratelimited(&cep->kdev->ibdev,
 			       "%pISpc: MPA %s refused: %s\n", &cep->remote,
 			       cep->active ? "Reply" : "Request",
 			       kiw_mpa_err_name(e));
 	cep->status = kiw_mpa_err_errno(e);
-	kiw_cep_step(cep, KIW_CEP_EV_BAD_FRAME);
+	return KIW_CEP_EV_BAD_FRAME;
 }
 
 /*
@@ -69,7 +70,7 @@ static enum kiw_mpa_err kiw_cep_check_hdr(struct kiw_cep *cep)
 }
 
 /* A whole, well-formed Request: offer it to the consumer, or refuse it. */
-static void kiw_cep_got_request(struct kiw_cep *cep)
+static enum kiw_cep_event kiw_cep_got_request(struct kiw_cep *cep)
 {
 	enum kiw_mpa_err e;
 
@@ -78,20 +79,17 @@ static void kiw_cep_got_request(struct kiw_cep *cep)
 	 * frame before the consumer hears of it (octets that arrive later
 	 * are caught in RECVD_REQ).
 	 */
-	if (kiw_sock_has_data(cep->sock)) {
-		kiw_cep_mpa_fail(cep, KIW_MPA_ERR_TRUNCATED);
-		return;
-	}
+	if (kiw_sock_has_data(cep->sock))
+		return kiw_cep_mpa_fail(cep, KIW_MPA_ERR_TRUNCATED);
 	kiw_mpa_local_init(&cep->mpa, &cep->cfg, KIW_MAX_IRD, KIW_MAX_ORD);
 	e = kiw_mpa_check_request(&cep->mpa, &cep->req);
 	if (e) {
 		ibdev_info_ratelimited(&cep->kdev->ibdev,
 				       "%pISpc: MPA Request refused: %s\n",
 				       &cep->remote, kiw_mpa_err_name(e));
-		kiw_cep_step(cep, KIW_CEP_EV_REFUSE);
-		return;
+		return KIW_CEP_EV_REFUSE;
 	}
-	kiw_cep_step(cep, KIW_CEP_EV_REQUEST);
+	return KIW_CEP_EV_REQUEST;
 }
 
 /* One Terminate FPDU, built outside the data path. */
@@ -146,33 +144,35 @@ static void kiw_cep_send_mpa_term(struct kiw_cep *cep, enum kiw_mpa_err e)
 	kfree(t);
 }
 
-/* A whole, well-formed Reply: rejected, refused, or Full Operation. */
-static void kiw_cep_got_reply(struct kiw_cep *cep)
+/*
+ * A whole, well-formed Reply: rejected, refused, or (KIW_CEP_EV_REPLY)
+ * negotiated, for Full Operation.
+ */
+static enum kiw_cep_event kiw_cep_got_reply(struct kiw_cep *cep)
 {
 	enum kiw_mpa_err e;
 
 	if (cep->rep.reject) {
 		cep->status = -ECONNREFUSED;
-		kiw_cep_step(cep, KIW_CEP_EV_REJECTED);
-		return;
+		return KIW_CEP_EV_REJECTED;
 	}
 	e = kiw_mpa_negotiate(KIW_MPA_INITIATOR, &cep->mpa, &cep->req,
 			      &cep->rep, &cep->res);
 	if (e == KIW_MPA_ERR_IRD || e == KIW_MPA_ERR_RTR)
 		kiw_cep_send_mpa_term(cep, e);
-	if (e) {
-		kiw_cep_mpa_fail(cep, e);
-		return;
-	}
-	kiw_cep_connected(cep);
+	if (e)
+		return kiw_cep_mpa_fail(cep, e);
+	return KIW_CEP_EV_REPLY;
 }
 
 /*
  * Read what the socket has of the peer's frame, never past its end, and
- * act once it is complete. Called from the endpoint's work whenever the
- * socket may have something, in AWAIT_REQ and AWAIT_REP.
+ * say what it amounts to once it is complete (or broken): true and the
+ * event in @ev, which the CM then steps with; false while more is to
+ * come. Called from the endpoint's work whenever the socket may have
+ * something, in AWAIT_REQ and AWAIT_REP.
  */
-void kiw_cep_mpa_input(struct kiw_cep *cep)
+bool kiw_cep_mpa_input(struct kiw_cep *cep, enum kiw_cep_event *ev)
 {
 	const unsigned int hdr = sizeof(struct kiw_mpa_hdr);
 	struct kiw_mpa_frame *f = kiw_cep_rx_frame(cep);
@@ -189,32 +189,30 @@ void kiw_cep_mpa_input(struct kiw_cep *cep)
 		n = kiw_sock_read(cep->sock, cep->rx_buf + cep->rx_len,
 				  want - cep->rx_len);
 		if (n == -EAGAIN)
-			return;
+			return false;
 		if (n <= 0) {
 			/* The peer closed or reset before finishing. */
 			cep->status = n ? n : -ECONNRESET;
-			kiw_cep_step(cep, n ? KIW_CEP_EV_RESET :
-					      KIW_CEP_EV_PEER_FIN);
-			return;
+			*ev = n ? KIW_CEP_EV_RESET : KIW_CEP_EV_PEER_FIN;
+			return true;
 		}
 		cep->rx_len += n;
 		if (cep->rx_len == hdr) {
 			e = kiw_cep_check_hdr(cep);
 			if (e) {
-				kiw_cep_mpa_fail(cep, e);
-				return;
+				*ev = kiw_cep_mpa_fail(cep, e);
+				return true;
 			}
 		}
 	}
 	e = kiw_mpa_parse_pd(f, cep->rx_buf + hdr, cep->rx_len - hdr);
-	if (e) {
-		kiw_cep_mpa_fail(cep, e);
-		return;
-	}
-	if (cep->active)
-		kiw_cep_got_reply(cep);
+	if (e)
+		*ev = kiw_cep_mpa_fail(cep, e);
+	else if (cep->active)
+		*ev = kiw_cep_got_reply(cep);
 	else
-		kiw_cep_got_request(cep);
+		*ev = kiw_cep_got_request(cep);
+	return true;
 }
 
 /* Point a built frame's private data at our copy in tx_buf. */
