@@ -4,7 +4,7 @@
  * is checked transition by transition against a table, and exhaustively:
  * every sequence of events from a new active or passive endpoint is walked
  * (over states and a summary of what iw_cm has been told) and the promises
- * kiw_cep.h makes to iw_cm are checked at every step.
+ * kiw_cm_fsm.h makes to iw_cm are checked at every step.
  */
 #include <kunit/test.h>
 #include <linux/in.h>
@@ -13,7 +13,7 @@
 #include <net/net_namespace.h>
 #include <net/tcp_states.h>
 
-#include "kiw_cep.h"
+#include "kiw_cm_fsm.h"
 
 MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 
@@ -151,7 +151,7 @@ struct kiw_walk {
 	unsigned int states_seen;
 };
 
-/* Check one step against the promises of kiw_cep.h; the new history. */
+/* Check one step against the promises of kiw_cm_fsm.h; the new history. */
 static unsigned int kiw_walk_check(struct kiw_walk *w, enum kiw_cep_state s,
 				   unsigned int h, enum kiw_cep_event ev,
 				   const struct kiw_cep_step *st)

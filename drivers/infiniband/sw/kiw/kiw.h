@@ -29,29 +29,9 @@
 
 #include "kiw_cm.h"
 #include "kiw_limits.h"
+#include "kiw_mpa.h"
 
 struct kiw_stats;
-
-/* How a device asks for and accepts MPA CRC32c (RFC 5044 section 4.4). */
-enum kiw_crc_policy {
-	KIW_CRC_OFF,		/* do not ask; use it if the peer asks */
-	KIW_CRC_ON,		/* ask (the RFC's default) */
-	KIW_CRC_REQUIRED,	/* ask, and refuse peers that do not */
-	KIW_CRC_POLICY_MAX
-};
-
-/*
- * MPA startup settings. Each device has its own (struct kiw_device.mpa),
- * initialised from the module parameters and changed through sysfs;
- * every connection takes a copy when it starts.
- */
-struct kiw_mpa_cfg {
-	enum kiw_crc_policy crc;
-	bool markers;			/* ask the peer to send us markers */
-	u8 rev;				/* MPA revision we speak first: 1 or 2 */
-	bool p2p;			/* RTR as initiator; see kiw_cm_hold_tx() */
-	unsigned int timeout_ms;	/* startup exchange; graceful close */
-};
 
 struct kiw_device {
 	struct ib_device ibdev;

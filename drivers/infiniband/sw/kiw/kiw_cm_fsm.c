@@ -11,7 +11,7 @@
 #include <net/tcp_states.h>
 #include <kunit/visibility.h>
 
-#include "kiw_cep.h"
+#include "kiw_cm_fsm.h"
 
 static const char * const kiw_cep_state_names[KIW_CEP_STATE_COUNT] = {
 	[KIW_CEP_CONNECTING] = "connecting",

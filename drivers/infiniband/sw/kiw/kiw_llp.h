@@ -65,16 +65,10 @@
 #include <linux/net.h>
 #include <linux/types.h>
 
+#include "kiw_mpa.h"
+
 struct kiw_qp;
 struct sock;
-
-/* RFC 6581 ready-to-receive message chosen for the connection. */
-enum kiw_rtr {
-	KIW_RTR_NONE,		/* revision 1, or revision 2 without RTR */
-	KIW_RTR_SEND,		/* zero-length Send */
-	KIW_RTR_WRITE,		/* zero-length RDMA Write */
-	KIW_RTR_READ,		/* zero-length RDMA Read */
-};
 
 /* The negotiated connection (RFC 5044 7.1, RFC 6581). */
 struct kiw_llp_params {

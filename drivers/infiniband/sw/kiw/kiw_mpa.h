@@ -29,7 +29,36 @@
 #include <kiw/mpa.h>
 #include <kiw/rdmap.h>
 
-#include "kiw.h"
+#include "kiw_limits.h"
+
+/* How a device asks for and accepts MPA CRC32c (RFC 5044 section 4.4). */
+enum kiw_crc_policy {
+	KIW_CRC_OFF,		/* do not ask; use it if the peer asks */
+	KIW_CRC_ON,		/* ask (the RFC's default) */
+	KIW_CRC_REQUIRED,	/* ask, and refuse peers that do not */
+	KIW_CRC_POLICY_MAX
+};
+
+/*
+ * MPA startup settings. Each device has its own (struct kiw_device.mpa),
+ * initialised from the module parameters and changed through sysfs;
+ * every connection takes a copy when it starts.
+ */
+struct kiw_mpa_cfg {
+	enum kiw_crc_policy crc;
+	bool markers;			/* ask the peer to send us markers */
+	u8 rev;				/* MPA revision we speak first: 1 or 2 */
+	bool p2p;			/* RTR as initiator; see kiw_cm_hold_tx() */
+	unsigned int timeout_ms;	/* startup exchange; graceful close */
+};
+
+/* RFC 6581 ready-to-receive message chosen for the connection. */
+enum kiw_rtr {
+	KIW_RTR_NONE,		/* revision 1, or revision 2 without RTR */
+	KIW_RTR_SEND,		/* zero-length Send */
+	KIW_RTR_WRITE,		/* zero-length RDMA Write */
+	KIW_RTR_READ,		/* zero-length RDMA Read */
+};
 
 /*
  * Why a received frame, or the pair of frames, cannot start a connection.
