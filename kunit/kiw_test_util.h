@@ -18,7 +18,7 @@
  * octets) whose first octet is at stream offset @start, written octet by
  * octet into @out, with markers where (@start + position) % 512 == 0 and
  * the CRC computed in one go over the finished image. Returns the image's
- * length. Written from RFC 5044 sections 4.1-4.4 without kiw_fpdu.c.
+ * length. Written from RFC 5044 sections 4.1-4.4 without kiw_fpdu_rx.c.
  */
 struct kiw_ref_marks {
 	unsigned int nr;

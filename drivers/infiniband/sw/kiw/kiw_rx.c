@@ -74,7 +74,7 @@ static void kiw_rx_fail(struct kiw_qp *qp, kiw_term_t term, const u8 *rreq)
 		if (i >= 0)
 			kiw_tx_read_done(qp, &qp->tx.orq[i], status);
 	}
-	kiw_dp_terminate(qp, term, rep.event, hdr_len ? hdr : NULL, hdr_len,
+	kiw_tx_terminate(qp, term, rep.event, hdr_len ? hdr : NULL, hdr_len,
 			 rx->seg_len);
 }
 

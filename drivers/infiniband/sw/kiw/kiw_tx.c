@@ -466,7 +466,7 @@ void kiw_tx_charge(struct kiw_qp *qp, enum ib_wc_status status)
 }
 
 /**
- * kiw_dp_terminate - the data path found an error: terminate the stream
+ * kiw_tx_terminate - the data path found an error: terminate the stream
  * @qp: the QP
  * @term: the error for the Terminate message
  * @event: the QP's async event
@@ -480,7 +480,7 @@ void kiw_tx_charge(struct kiw_qp *qp, enum ib_wc_status status)
  *
  * Context: any but hard interrupt; no kiw lock held.
  */
-void kiw_dp_terminate(struct kiw_qp *qp, kiw_term_t term,
+void kiw_tx_terminate(struct kiw_qp *qp, kiw_term_t term,
 		      enum ib_event_type event, const void *hdr,
 		      unsigned int hdr_len, u16 seg_len)
 {
@@ -511,7 +511,7 @@ void kiw_tx_wqe_fail(struct kiw_qp *qp, u32 pos, enum ib_wc_status status)
 	ibdev_dbg(&qp->kdev->ibdev, "QP %u: SQ entry %u failed: %s\n",
 		  qp->base.qp_num, pos, ib_wc_status_msg(status));
 	kiw_tx_done_reap(qp, pos, status);
-	kiw_dp_terminate(qp, KIW_TERM_LOCAL_CATASTROPHIC, IB_EVENT_QP_FATAL,
+	kiw_tx_terminate(qp, KIW_TERM_LOCAL_CATASTROPHIC, IB_EVENT_QP_FATAL,
 			 NULL, 0, 0);
 }
 
@@ -603,7 +603,7 @@ static int kiw_tx_commit(struct kiw_qp *qp, struct socket *sock)
  * kiw_tx_build_term - put the Terminate for qp->term in an empty batch
  * @qp: the QP, in TERMINATE
  *
- * The headers kiw_dp_terminate() kept go in if they belong to this error
+ * The headers kiw_tx_terminate() kept go in if they belong to this error
  * (another layer may have terminated the QP first).
  *
  * Return: 0, or a negative errno (a bug).

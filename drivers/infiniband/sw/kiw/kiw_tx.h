@@ -185,7 +185,7 @@ void kiw_tx_read_done(struct kiw_qp *qp, const struct kiw_orqe *orqe,
 		      enum ib_wc_status status);
 void kiw_tx_charge(struct kiw_qp *qp, enum ib_wc_status status);
 void kiw_tx_reap(struct kiw_qp *qp);
-void kiw_dp_terminate(struct kiw_qp *qp, kiw_term_t term,
+void kiw_tx_terminate(struct kiw_qp *qp, kiw_term_t term,
 		      enum ib_event_type event, const void *hdr,
 		      unsigned int hdr_len, u16 seg_len);
 

@@ -405,7 +405,7 @@ static int kiw_tx_gather_source(struct kiw_qp *qp, u32 off, u32 len)
 			       m->rr.src_stag, m->rr.src_to + off, len, &term);
 	if (n < 0) {
 		/* The source changed since the request was accepted. */
-		kiw_dp_terminate(qp, term, kiw_term_report(term, false).event,
+		kiw_tx_terminate(qp, term, kiw_term_report(term, false).event,
 				 hdr, kiw_tx_rreq_hdr(m, hdr),
 				 KIW_DDP_HDR_MAX_LEN +
 				 sizeof(struct kiw_rdmap_read_req));
