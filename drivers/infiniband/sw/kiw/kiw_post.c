@@ -240,35 +240,6 @@ int kiw_post_send(struct ib_qp *base, const struct ib_send_wr *wr,
 }
 EXPORT_SYMBOL_IF_KUNIT(kiw_post_send);
 
-/* Write one receive WR into a free RQ or SRQ entry. */
-int kiw_rqe_from_wr(const struct ib_recv_wr *wr, u32 max_sge,
-		    struct siw_rqe *slot)
-{
-	struct siw_rqe e = {};
-	u64 total = 0;
-	int i;
-
-	if (kiw_ring_posted(slot))
-		return -ENOMEM;		/* the queue is full */
-	if (wr->num_sge < 0 || wr->num_sge > max_sge)
-		return -EINVAL;
-	e.id = wr->wr_id;
-	e.num_sge = wr->num_sge;
-	for (i = 0; i < wr->num_sge; i++) {
-		e.sge[i].laddr = wr->sg_list[i].addr;
-		e.sge[i].length = wr->sg_list[i].length;
-		e.sge[i].lkey = wr->sg_list[i].lkey;
-		total += wr->sg_list[i].length;
-	}
-	if (total > U32_MAX)
-		return -EINVAL;
-	slot->id = e.id;
-	slot->num_sge = e.num_sge;
-	memcpy(slot->sge, e.sge, sizeof(e.sge));
-	kiw_ring_publish(slot, SIW_WQE_VALID);
-	return 0;
-}
-
 int kiw_post_recv(struct ib_qp *base, const struct ib_recv_wr *wr,
 		  const struct ib_recv_wr **bad_wr)
 {

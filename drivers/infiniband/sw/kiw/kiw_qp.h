@@ -217,11 +217,16 @@ int kiw_qp_transition(enum kiw_qp_state cur, enum ib_qp_state idle,
 		      unsigned int *actions);
 enum ib_qp_state kiw_qp_ib_state(enum kiw_qp_state state,
 				 enum ib_qp_state idle_ib_state);
+
+/* Work request entries (kiw_wqe.c, pure; KUnit) */
 u32 kiw_wq_size(u32 wr);
 int kiw_sqe_copy(const struct siw_sqe *slot, bool kernel_qp, u32 max_sge,
 		 u32 max_inline, struct kiw_sqe *sqe);
 int kiw_rqe_copy(const struct siw_rqe *slot, u32 max_sge,
 		 struct kiw_rqe *rqe);
+int kiw_rqe_from_wr(const struct ib_recv_wr *wr, u32 max_sge,
+		    struct siw_rqe *slot);
+enum ib_wc_opcode kiw_wc_opcode(u8 siw_opcode);
 
 /* References (iw_cm's add_ref/rem_ref, the CM endpoint, TX work). */
 void kiw_qp_get(struct kiw_qp *qp);
@@ -288,10 +293,7 @@ void kiw_iw_add_ref(struct ib_qp *qp);
 void kiw_iw_rem_ref(struct ib_qp *qp);
 struct ib_qp *kiw_iw_get_qp(struct ib_device *ibdev, int qpn);
 
-/* kiw_qp.c and kiw_post.c internals, shared with kiw_srq.c */
-int kiw_rqe_from_wr(const struct ib_recv_wr *wr, u32 max_sge,
-		    struct siw_rqe *slot);
-enum ib_wc_opcode kiw_wc_opcode(u8 siw_opcode);
+/* kiw_qp.c internals, shared with kiw_post.c */
 void kiw_sq_flush_locked(struct kiw_qp *qp, bool *notify);
 void kiw_rq_flush_locked(struct kiw_qp *qp, bool *notify);
 int kiw_wq_flush_one(struct kiw_qp *qp, struct kiw_cq *cq, u64 wr_id,
