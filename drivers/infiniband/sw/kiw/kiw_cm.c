@@ -264,16 +264,17 @@ int kiw_cep_enter_full(struct kiw_cep *cep)
 /* A Terminate we sent still has to reach the peer: close behind it. */
 static bool kiw_cep_after_terminate(struct kiw_cep *cep)
 {
+	struct kiw_qp *qp = cep->llp.qp;
 	unsigned long flags;
 	bool term;
 
 	if (cep->term_sent)
 		return true;
-	if (!cep->llp.qp)
+	if (!qp)
 		return false;
-	spin_lock_irqsave(&cep->llp.qp->state_lock, flags);
-	term = cep->llp.qp->term != KIW_TERM_NONE;
-	spin_unlock_irqrestore(&cep->llp.qp->state_lock, flags);
+	spin_lock_irqsave(&qp->state_lock, flags);
+	term = qp->term != KIW_TERM_NONE;
+	spin_unlock_irqrestore(&qp->state_lock, flags);
 	return term;
 }
 

@@ -341,7 +341,8 @@ static void kiw_txb_cut(struct kiw_txb *b, u32 at)
  * The payload is the vectors gathered since the last kiw_txb_add().
  *
  * Return: the FPDU's length on the wire, or a negative errno (a bug: room
- * was checked with kiw_txb_room()).
+ * was checked with kiw_txb_room(), and the batch shaped for @markers and
+ * @crc by kiw_txb_alloc(); a builder without the room refuses, -ENOSPC).
  */
 int kiw_txb_add(struct kiw_txb *b, u32 start, bool markers, bool crc,
 		unsigned int hdr_len)
@@ -361,10 +362,6 @@ int kiw_txb_add(struct kiw_txb *b, u32 start, bool markers, bool crc,
 
 	if (WARN_ON_ONCE(b->nr_fpdu == KIW_TXB_FPDUS))
 		return -ENOSPC;
-	/* The batch was shaped for the connection (kiw_txb_alloc()). */
-	if (WARN_ON_ONCE((!crc && !(b->flags & KIW_TXB_ZCOPY)) ||
-			 (markers && !(b->flags & KIW_TXB_MARKERS))))
-		return -EINVAL;
 	/* CRC is negotiated per connection: a batch is all one kind. */
 	if (WARN_ON_ONCE(b->nr_fpdu && b->staged != crc))
 		return -EINVAL;
