@@ -34,9 +34,17 @@ int kiw_sock_create(struct net *net, int family, struct socket **sockp)
  *  - SO_REUSEADDR: rdma_cm hands out port numbers from its own space, and
  *    a listener comes back on its port while old connections linger in
  *    TIME_WAIT.
- *  - GFP_NOIO, no task frag: storage consumers (NFS, iSER, NVMe-oF) post
- *    work from memory reclaim; the socket's allocations must not recurse
- *    into I/O, and the sender's task_frag may already be in use there.
+ *  - GFP_NOIO: storage consumers (NFS, iSER, NVMe-oF) post work from
+ *    memory reclaim; the socket's allocations must not recurse into I/O.
+ *  - The sending task's page fragment (sk_use_task_frag, the default), not
+ *    one of 32 KiB held by each socket for its lifetime. A socket whose
+ *    sendmsg() can run nested in another sendmsg() of the same task (from
+ *    reclaim entered there) must not share it. kiw's cannot: they send
+ *    only from kiw's own work items (TX, CM), from a user's ib_uverbs
+ *    call (the doorbell) and from the consumer's accept, all in task
+ *    context and none inside a send; a kernel consumer's post, which may
+ *    come from reclaim, only queues the TX work. (6.1's sk_page_frag()
+ *    also wants __GFP_FS, so there each socket keeps its own.)
  */
 void kiw_sock_setup(struct socket *sock)
 {
@@ -45,7 +53,6 @@ void kiw_sock_setup(struct socket *sock)
 	sock_set_reuseaddr(sk);
 	tcp_sock_set_nodelay(sk);
 	sk->sk_allocation = GFP_NOIO;
-	sk->sk_use_task_frag = false;
 }
 
 /*
