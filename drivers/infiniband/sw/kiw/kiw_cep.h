@@ -2,7 +2,8 @@
 /*
  * kiw connection endpoints (CEPs) and listeners: the connection manager's
  * internals, shared by kiw_cm.c (endpoints, iw_cm hooks), kiw_cm_mpa.c
- * (the MPA exchange on the socket) and kiw_cm_listen.c (listeners).
+ * (the MPA exchange on the socket), kiw_cm_listen.c (listeners),
+ * kiw_cm_backlog.c (what a listener holds) and kiw_cm_dev.c.
  *
  * The endpoint state machine and its promises to iw_cm: kiw_cm_fsm.h.
  */
@@ -42,6 +43,10 @@ enum kiw_cep_post {
 };
 
 struct kiw_listener;
+
+/* Which of its listener's lists an endpoint is on (kiw_cm_backlog.c). */
+enum kiw_listen_list { KIW_LISTEN_NONE, KIW_LISTEN_AWAITING,
+		       KIW_LISTEN_REQUESTED };
 
 /*
  * A connection endpoint: one TCP connection from its creation (iw_connect,
@@ -88,7 +93,7 @@ struct kiw_cep {
 	struct iw_cm_id *cm_id;
 	struct kiw_listener *listener;
 	struct list_head listen_entry;	/* under listener->lock */
-	u8 listen_list;			/* which list, under listener->lock */
+	u8 listen_list;			/* kiw_listen_list, under listener->lock */
 	unsigned long handle;		/* key in kdev->cm.pending, or 0 */
 	struct kiw_llp_conn llp;	/* the bound QP; sk_user_data */
 	int status;			/* CONNECT_REPLY status of a failure */
@@ -155,19 +160,26 @@ struct kiw_listener {
 	unsigned int backlog;		/* most endpoints in @requested */
 };
 
+static inline void kiw_cep_get(struct kiw_cep *cep)
+{
+	kref_get(&cep->ref);
+}
+
 /* kiw_cm.c */
 extern struct workqueue_struct *kiw_cm_wq;
 struct kiw_cep *kiw_cep_alloc(struct kiw_device *kdev, struct socket *sock,
 			      bool active);
 void kiw_cep_register(struct kiw_cep *cep);
 void kiw_cep_install(struct kiw_cep *cep);
-void kiw_cep_get(struct kiw_cep *cep);
 void kiw_cep_put(struct kiw_cep *cep);
 void kiw_cep_post(struct kiw_cep *cep, enum kiw_cep_post what);
 void kiw_cep_step(struct kiw_cep *cep, enum kiw_cep_event ev);
 void kiw_cep_arm_timer(struct kiw_cep *cep, unsigned int ms);
 int kiw_cep_bind_qp(struct kiw_cep *cep, u32 qpn);
 int kiw_cep_enter_full(struct kiw_cep *cep);
+int kiw_iw_connect(struct iw_cm_id *cm_id, struct iw_cm_conn_param *param);
+int kiw_iw_accept(struct iw_cm_id *cm_id, struct iw_cm_conn_param *param);
+int kiw_iw_reject(struct iw_cm_id *cm_id, const void *pd, u8 pd_len);
 
 /* kiw_cm_mpa.c */
 bool kiw_cep_mpa_input(struct kiw_cep *cep, enum kiw_cep_event *ev);
@@ -180,11 +192,14 @@ int kiw_cep_accept_mpa(struct kiw_cep *cep,
 void kiw_cep_llp_params(const struct kiw_cep *cep,
 			struct kiw_llp_params *params);
 
-/* kiw_cm_listen.c */
+/* kiw_cm_backlog.c */
 void kiw_listener_put(struct kiw_listener *l);
-void kiw_listener_stop(struct kiw_listener *l);
-bool kiw_listener_request(struct kiw_cep *cep);
+void kiw_listener_unlist(struct kiw_listener *l, struct kiw_cep *cep);
 void kiw_listener_leave(struct kiw_cep *cep);
+bool kiw_listener_request(struct kiw_cep *cep);
+
+/* kiw_cm_listen.c */
+void kiw_listener_stop(struct kiw_listener *l);
 int kiw_iw_create_listen(struct iw_cm_id *cm_id, int backlog);
 int kiw_iw_destroy_listen(struct iw_cm_id *cm_id);
 

@@ -30,11 +30,6 @@ struct workqueue_struct *kiw_cm_wq;
 static void kiw_cep_work(struct work_struct *work);
 static void kiw_cep_timeout(struct timer_list *t);
 
-void kiw_cep_get(struct kiw_cep *cep)
-{
-	kref_get(&cep->ref);
-}
-
 static void kiw_cep_free(struct kref *ref)
 {
 	struct kiw_cep *cep = container_of(ref, struct kiw_cep, ref);
@@ -556,8 +551,7 @@ static int kiw_cep_connect_setup(struct kiw_cep *cep, struct iw_cm_id *cm_id,
  * endpoint's work, which sends the Request; iw_cm then gets exactly one
  * CONNECT_REPLY. Returning an error means no event at all.
  */
-static int kiw_iw_connect(struct iw_cm_id *cm_id,
-			  struct iw_cm_conn_param *param)
+int kiw_iw_connect(struct iw_cm_id *cm_id, struct iw_cm_conn_param *param)
 {
 	struct kiw_device *kdev = to_kiw_dev(cm_id->device);
 	struct sockaddr_storage *raddr = &cm_id->m_remote_addr;
@@ -620,8 +614,7 @@ static struct kiw_cep *kiw_cep_claim(struct iw_cm_id *cm_id)
  * iw_cm before this returns. On error iw_cm expects no event: the
  * connection is closed without one.
  */
-static int kiw_iw_accept(struct iw_cm_id *cm_id,
-			 struct iw_cm_conn_param *param)
+int kiw_iw_accept(struct iw_cm_id *cm_id, struct iw_cm_conn_param *param)
 {
 	struct kiw_cep *cep = kiw_cep_claim(cm_id);
 	int ret = -ECONNRESET;
@@ -654,7 +647,7 @@ out:
 }
 
 /* iw_reject: a Reply with R set and the consumer's private data. */
-static int kiw_iw_reject(struct iw_cm_id *cm_id, const void *pd, u8 pd_len)
+int kiw_iw_reject(struct iw_cm_id *cm_id, const void *pd, u8 pd_len)
 {
 	struct kiw_cep *cep = kiw_cep_claim(cm_id);
 
@@ -670,11 +663,3 @@ static int kiw_iw_reject(struct iw_cm_id *cm_id, const void *pd, u8 pd_len)
 	kiw_cep_put(cep);
 	return 0;
 }
-
-const struct ib_device_ops kiw_cm_ops = {
-	.iw_accept = kiw_iw_accept,
-	.iw_connect = kiw_iw_connect,
-	.iw_create_listen = kiw_iw_create_listen,
-	.iw_destroy_listen = kiw_iw_destroy_listen,
-	.iw_reject = kiw_iw_reject,
-};

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * kiw connection manager set-up and teardown: the module's workqueue, a
- * device's CM state, and closing a device's sockets in a network namespace
- * before it is dismantled.
+ * device's CM state, iw_cm's entry points (kiw_cm_ops), and closing a
+ * device's sockets in a network namespace before it is dismantled.
  *
  * Kernel sockets hold no reference on their netns. When a netns goes
  * away, its interfaces go too and with them the kiw devices on them, but
@@ -139,3 +139,12 @@ void kiw_cm_exit(void)
 {
 	destroy_workqueue(kiw_cm_wq);
 }
+
+/* iw_cm's entry points: connect, accept, reject (kiw_cm.c), listen. */
+const struct ib_device_ops kiw_cm_ops = {
+	.iw_accept = kiw_iw_accept,
+	.iw_connect = kiw_iw_connect,
+	.iw_create_listen = kiw_iw_create_listen,
+	.iw_destroy_listen = kiw_iw_destroy_listen,
+	.iw_reject = kiw_iw_reject,
+};
