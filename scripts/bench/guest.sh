@@ -369,6 +369,30 @@ kmem_parts() {
 		/proc/meminfo
 }
 
+# kmem_detail FILE: the slab caches (KiB in their objects) and the
+# vmalloc areas (KiB, by the function that asked) as "kind name KiB"
+# lines, for kmem_grown.
+kmem_detail() {
+	{
+		awk 'NR > 2 { printf "slab %s %d\n", $1, $3 * $4 / 1024 }' \
+			/proc/slabinfo
+		awk '{ c = $3; sub(/\+.*/, "", c); v[c] += $2 }
+		     END { for (c in v) printf "vmalloc %s %d\n", c, v[c] / 1024 }' \
+			/proc/vmallocinfo
+	} > "$1" 2>/dev/null || :
+}
+
+# kmem_grown A B N: the eight slab caches and vmalloc callers that grew
+# most from snapshot A to snapshot B, KiB per connection of N.
+kmem_grown() {
+	awk -v n="$3" 'FNR == 1 { f++ }
+	     f == 1 { a[$1 " " $2] = $3 }
+	     f == 2 { d = $3 - a[$1 " " $2]; if (d > 0) print d, $1, $2 }' \
+		"$1" "$2" | sort -rn | head -8 |
+		awk -v n="$3" '{ printf "%s%s %s %.1f", sep, $2, $3, $1 / n; sep = ", " }
+		     END { print "" }'
+}
+
 # kmem_settled: kmem once it stops moving (two readings a second apart
 # within 64 KiB; at most 10 s): freeing work queued by the teardown ends.
 kmem_settled() {
@@ -427,6 +451,7 @@ m_mem() {
 		"$tag/tol|FAILED|KiB" "$tag/unload|FAILED|ok")
 	sleep 1
 	before=$(kmem_settled) parts0=$(kmem_parts)
+	kmem_detail "$OUT/kmem.0"
 	end=$(( $(date +%s) + lim ))
 	rm -f "$OUT"/cli.* "$OUT"/srv.*
 	for (( i = 0; i * MEM_CHUNK < n; i++ )); do
@@ -461,6 +486,9 @@ m_mem() {
 			"$(cat "$OUT"/cli.* | awk '/^HOLDING/ { split($2, f, "="); e += f[2] } END { print e + 0 }')" \
 			"connections; kmem $before -> $during KiB; $parts0 -> $parts1;" \
 			"MemFree $(awk '/^MemFree:/ { print $2 }' /proc/meminfo) KiB"
+		kmem_detail "$OUT/kmem.1"
+		say "held, most grown, KiB per connection:" \
+			"$(kmem_grown "$OUT/kmem.0" "$OUT/kmem.1" "$n")"
 	fi
 	# Release them all (or, when one failed, end them): timeout runs
 	# cm_tool as its child (ip netns exec execs timeout); the list of
