@@ -619,6 +619,7 @@ for s in "${LAT_SIZES[@]}"; do
 		add_test "${op}_lat/$(size_name "$s")" us "m_lat ib_${op}_lat -s $s"
 	done
 done
+add_test cm_connect/50 conn/s "m_cm 50"
 add_test cm_connect/100 conn/s "m_cm 100"
 add_test cm_connect/1000 conn/s "m_cm 1000"
 # Memory: siw and kiw only (MEM_STACKS), CRC and markers change no state

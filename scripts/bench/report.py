@@ -35,7 +35,9 @@ BW_TESTS = [f"{op}_bw/{s}" for s in ("4K", "64K", "1M")
             for op in ("write", "read", "send")] + ["write_bw_16qp/64K"]
 LAT_TESTS = [f"{op}_lat/{s}" for s in ("8", "4K") for op in ("write", "send")]
 BWQ1_TESTS = [f"{t}/Q1" for t in BW_TESTS]
-CM_TESTS = ["cm_connect/100", "cm_connect/1000"]
+# cm_connect/50: the one count Debian's libsiw sets up whole in one
+# process (it fails every QP after the 71st), so siw has a valid rate.
+CM_TESTS = ["cm_connect/50", "cm_connect/100", "cm_connect/1000"]
 MEM_TESTS = ["mem/1", "mem/100", "mem/1000"]
 UNITS = {"bw": "Gbit/s", "lat": "us", "cm": "conn/s", "mem": "KiB/conn"}
 # The table's sections: kind, tests, heading.
@@ -241,8 +243,9 @@ class Report:
         for t in CM_TESTS:
             check(f"{t}: setup rate kiw / siw", self.cell("kiw", t),
                   self.cell("siw", t), ">= 1")
-        check(f"kiw setup rate, {CM_TESTS[1]} / {CM_TESTS[0]}",
-              self.cell("kiw", CM_TESTS[1]), self.cell("kiw", CM_TESTS[0]),
+        check("kiw setup rate, cm_connect/1000 / cm_connect/100",
+              self.cell("kiw", "cm_connect/1000"),
+              self.cell("kiw", "cm_connect/100"),
               ">= 0.8")
         for t in MEM_TESTS[1:]:
             check(f"{t}: memory per connection kiw / siw",

@@ -76,6 +76,14 @@ class Targets(unittest.TestCase):
         self.assertEqual(v["kiw setup rate, cm_connect/1000 / cm_connect/100"],
                          "MISSED")
 
+    def test_setup_rate_50(self):
+        rep = cells([(1, "siw", "cm_connect/50", 400),
+                     (1, "kiw", "cm_connect/50", 300)])
+        v = verdicts(rep)
+        self.assertEqual(v["cm_connect/50: setup rate kiw / siw"], "MISSED")
+        self.assertNotIn("kiw setup rate, cm_connect/1000 / cm_connect/100",
+                         v)
+
     def test_memory(self):
         rep = cells([(1, "siw", "mem/100", 60), (1, "kiw", "mem/100", 59),
                      (1, "siw", "mem/1000", 60), (1, "kiw", "mem/1000", 61),
