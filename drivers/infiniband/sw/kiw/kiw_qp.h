@@ -244,7 +244,8 @@ void kiw_qp_error(struct kiw_qp *qp);
 void kiw_qp_report(struct kiw_qp *qp, enum kiw_qp_report what);
 
 /*
- * Work queues for the data path (kiw_qp.c). Never sleep.
+ * Work queues for the data path (kiw_wq.c). Never sleep; never change the
+ * QP's state.
  *
  * kiw_sq_posted() is a WR posted at SQ position @pos, not yet taken?
  *                 False while @pos's slot still holds the WR a ring
@@ -256,13 +257,16 @@ void kiw_qp_report(struct kiw_qp *qp, enum kiw_qp_report what);
  *                 to error.
  * kiw_sq_complete() complete the oldest SQ WR (@sqe->pos must be sq.get):
  *                 a CQE if signalled or failed, then its entry is freed.
+ *                 -ENOSPC: the CQ overflowed; the caller moves the QP to
+ *                 error (kiw_qp_error()).
  * kiw_rq_fetch()  the receive WR for the next incoming Send: the RQ head
  *                 (left in the ring until completed) or one taken from
  *                 the SRQ; -ENOENT if none is posted, -EINVAL as above
  *                 (complete with IB_WC_LOC_LEN_ERR).
  * kiw_rq_complete() complete it; @wc carries status, byte_len, solicited,
  *                 and invalidated/inval_stag for a Send with Invalidate
- *                 (wr_id, opcode and qp are filled in here).
+ *                 (wr_id, opcode and qp are filled in here). -ENOSPC as
+ *                 for kiw_sq_complete().
  *
  * When the data path detects an error it calls kiw_qp_terminate(): the QP
  * enters TERMINATE, the consumer gets @event, and the TX is kicked; the TX
@@ -293,7 +297,7 @@ void kiw_iw_add_ref(struct ib_qp *qp);
 void kiw_iw_rem_ref(struct ib_qp *qp);
 struct ib_qp *kiw_iw_get_qp(struct ib_device *ibdev, int qpn);
 
-/* kiw_qp.c internals, shared with kiw_post.c */
+/* Flushing (kiw_wq.c), for the state machine and posting. */
 void kiw_sq_flush_locked(struct kiw_qp *qp, bool *notify);
 void kiw_rq_flush_locked(struct kiw_qp *qp, bool *notify);
 int kiw_wq_flush_one(struct kiw_qp *qp, struct kiw_cq *cq, u64 wr_id,

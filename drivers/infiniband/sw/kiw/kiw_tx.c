@@ -335,7 +335,8 @@ static void kiw_tx_complete(struct kiw_qp *qp, const struct kiw_txc_rec *rec,
 		.flags = rec->flags,
 	};
 
-	kiw_sq_complete(qp, &sqe, rec->status, rec->bytes);
+	if (kiw_sq_complete(qp, &sqe, rec->status, rec->bytes))
+		kiw_qp_error(qp);	/* CQ overflow */
 }
 
 /*
