@@ -52,6 +52,7 @@
 #include <linux/completion.h>
 #include <linux/kref.h>
 #include <linux/spinlock.h>
+#include <linux/workqueue.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/siw-abi.h>
 #include <kiw/rdmap.h>
@@ -281,7 +282,7 @@ int kiw_rq_fetch(struct kiw_qp *qp, struct kiw_rqe *rqe);
 int kiw_rq_complete(struct kiw_qp *qp, const struct kiw_rqe *rqe,
 		    struct kiw_wc *wc);
 
-/* Verbs (kiw_qp.c, kiw_post.c) */
+/* Verbs (kiw_qp_verbs.c; modify_qp: kiw_qp.c; posting: kiw_post.c) */
 int kiw_create_qp(struct ib_qp *qp, struct ib_qp_init_attr *attr,
 		  struct ib_udata *udata);
 int kiw_destroy_qp(struct ib_qp *qp, struct ib_udata *udata);
@@ -314,6 +315,36 @@ static inline void kiw_sq_retire(struct kiw_qp *qp, struct siw_sqe *slot)
 	kiw_ring_free(slot);
 	/* release: the slot is free before @get says so */
 	smp_store_release(&qp->sq.get, qp->sq.get + 1);
+}
+
+/*
+ * The data path's workqueue (kiw_qp.c), made at module init: the TX work
+ * items, and the RX work beyond a softirq's budget (kiw_rx.h).
+ */
+extern struct workqueue_struct *kiw_tx_wq;
+int kiw_qp_wq_init(void);
+void kiw_qp_wq_exit(void);
+
+/**
+ * kiw_tx_kick - new work for the transmit side
+ * @qp: the QP; the caller holds a reference
+ *
+ * The SQ has new WQEs (kernel post_send, or libsiw's doorbell, an empty
+ * post_send on a user QP), or the TX has something else to send or to
+ * report (a state change, a Read Response, a freed ORQ entry). Queues the
+ * QP's TX work item (kiw_tx.c), which takes its own QP reference for
+ * queued work and must drop it soon after the QP leaves
+ * RTS/CLOSING/TERMINATE: destroy_qp waits for it. An inline so that the
+ * layers below the TX (the state machine) can kick it without calling up.
+ *
+ * Context: any, with no kiw lock held; does not sleep.
+ */
+static inline void kiw_tx_kick(struct kiw_qp *qp)
+{
+	/* The caller holds a reference, so this one never is the last. */
+	kiw_qp_get(qp);
+	if (!queue_work(kiw_tx_wq, &qp->tx.work))
+		kiw_qp_put(qp);
 }
 
 #endif /* KIW_QP_H */

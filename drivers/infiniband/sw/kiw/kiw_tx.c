@@ -20,27 +20,6 @@
 #include "kiw_trace.h"
 #include "kiw_tx_batch.h"
 
-/*
- * The data path's workqueue: every QP's TX work item, and the receive
- * work that takes over when one sk_data_ready call reaches its budget
- * (kiw_rx.h: what a softirq may take).
- * Unbound (no per-QP or per-CPU threads); WQ_MEM_RECLAIM, since storage
- * over RDMA (NFS, iSER, NVMe-oF) may need it to make progress while the
- * system reclaims memory.
- */
-struct workqueue_struct *kiw_tx_wq;
-
-int kiw_tx_init(void)
-{
-	kiw_tx_wq = alloc_workqueue("kiw_tx", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
-	return kiw_tx_wq ? 0 : -ENOMEM;
-}
-
-void kiw_tx_exit(void)
-{
-	destroy_workqueue(kiw_tx_wq);
-}
-
 /* Batches one run sends before it lets other QPs' work run. */
 #define KIW_TX_BUDGET	16
 /*
@@ -89,14 +68,6 @@ void kiw_tx_qp_release(struct kiw_qp *qp)
 	tx->irq_num = 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(kiw_tx_qp_release);
-
-void kiw_tx_kick(struct kiw_qp *qp)
-{
-	/* The caller holds a reference, so this one never is the last. */
-	kiw_qp_get(qp);
-	if (!queue_work(kiw_tx_wq, &qp->tx.work))
-		kiw_qp_put(qp);
-}
 
 /* Wire octets of an FPDU of at most @mulpdu payload octets. */
 static unsigned int kiw_tx_fpdu_wire(unsigned int mulpdu, bool markers)

@@ -152,23 +152,16 @@ struct kiw_tx {
 	u16 term_seg_len;
 };
 
-/* Called by kiw_qp.c once the QP is set up, before it is published. */
+/* Called by create_qp once the QP is set up, before it is published. */
 void kiw_tx_qp_init(struct kiw_qp *qp);
 
 /*
- * Called by kiw_qp.c when the QP's last reference is gone (destroy_qp),
- * before its rings are freed. Process context.
+ * Called by destroy_qp (kiw_qp_verbs.c) when the QP's last reference is
+ * gone, before its rings are freed. Process context.
  */
 void kiw_tx_qp_release(struct kiw_qp *qp);
 
-/*
- * New work for the transmit side: the SQ has new WQEs (kernel post_send,
- * or libsiw's doorbell, an empty post_send on a user QP). Called from any
- * context with no kiw lock held; must not sleep. The TX engine takes its
- * own QP reference for queued work (kiw_qp_get()) and must drop it soon
- * after the QP leaves RTS/CLOSING/TERMINATE: destroy_qp waits for it.
- */
-void kiw_tx_kick(struct kiw_qp *qp);
+/* kiw_tx_kick(): an inline in kiw_qp.h, for the layers below the TX. */
 
 /*
  * libsiw's doorbell on a user QP in RTS: sends from the caller's system
@@ -205,10 +198,5 @@ void kiw_tx_seg_trim(struct kiw_ddp_segmenter *s, struct kiw_ddp_seg *seg,
 		     u32 len);
 void kiw_tx_done(struct kiw_qp *qp, u32 pos, enum ib_wc_status status);
 void kiw_tx_wqe_fail(struct kiw_qp *qp, u32 pos, enum ib_wc_status status);
-
-/* The data path's workqueue, made at module init. */
-extern struct workqueue_struct *kiw_tx_wq;
-int kiw_tx_init(void);
-void kiw_tx_exit(void);
 
 #endif /* KIW_TX_H */
