@@ -170,10 +170,15 @@ void kiw_tx_qp_release(struct kiw_qp *qp);
  */
 void kiw_tx_doorbell(struct kiw_qp *qp);
 
-/* kiw_tx.c, for kiw_llp.c and kiw_rx.c */
+/* kiw_tx.c, for kiw_llp.c */
 int kiw_tx_attach(struct kiw_qp *qp, const struct kiw_llp_params *p);
 bool kiw_tx_wanted(struct kiw_qp *qp);
 void kiw_tx_detach(struct kiw_qp *qp);
+
+/*
+ * kiw_tx_comp.c: the end of work requests, for the engine (kiw_tx.c), the
+ * messages (kiw_tx_msg.c) and the RX.
+ */
 void kiw_tx_read_done(struct kiw_qp *qp, const struct kiw_orqe *orqe,
 		      enum ib_wc_status status);
 void kiw_tx_charge(struct kiw_qp *qp, enum ib_wc_status status);
@@ -181,22 +186,25 @@ void kiw_tx_reap(struct kiw_qp *qp);
 void kiw_tx_terminate(struct kiw_qp *qp, kiw_term_t term,
 		      enum ib_event_type event, const void *hdr,
 		      unsigned int hdr_len, u16 seg_len);
+void kiw_tx_done(struct kiw_qp *qp, u32 pos, enum ib_wc_status status);
+void kiw_tx_wqe_fail(struct kiw_qp *qp, u32 pos, enum ib_wc_status status);
+void kiw_tx_batch_done(struct kiw_qp *qp);
 
 /* Sizes of the per-connection state (kiw_tx_attach()). */
 unsigned int kiw_tx_spill_size(u32 mss_max, bool markers);
 u32 kiw_tx_rdq_size(u32 ord_ird);
 
-/* The engine without the socket (KUnit drives it so). */
+/*
+ * The engine without the socket (KUnit drives it so, with
+ * kiw_tx_batch_done() above).
+ */
 unsigned int kiw_tx_fill(struct kiw_qp *qp, u32 mss, int space);
-void kiw_tx_batch_done(struct kiw_qp *qp);
 int kiw_tx_build_term(struct kiw_qp *qp);
 
-/* Between kiw_tx.c and kiw_tx_msg.c. */
+/* kiw_tx_msg.c, for kiw_tx.c: the next message, and its segments. */
 bool kiw_tx_next_msg(struct kiw_qp *qp);
 int kiw_tx_seg(struct kiw_qp *qp);
 void kiw_tx_seg_trim(struct kiw_ddp_segmenter *s, struct kiw_ddp_seg *seg,
 		     u32 len);
-void kiw_tx_done(struct kiw_qp *qp, u32 pos, enum ib_wc_status status);
-void kiw_tx_wqe_fail(struct kiw_qp *qp, u32 pos, enum ib_wc_status status);
 
 #endif /* KIW_TX_H */
