@@ -8,6 +8,7 @@
 #include <net/tcp.h>
 #include <kunit/visibility.h>
 
+#include "kiw_llp.h"
 #include "kiw_qp.h"
 #include "kiw_rdmap.h"
 #include "kiw_rx.h"

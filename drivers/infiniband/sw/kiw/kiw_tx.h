@@ -39,9 +39,10 @@
 #include <linux/workqueue.h>
 
 #include "kiw_ddp.h"
-#include "kiw_llp.h"
+#include "kiw_mpa.h"
 #include "kiw_read.h"
 
+struct kiw_llp_params;
 struct kiw_qp;
 struct kiw_txb;
 
