@@ -9,7 +9,10 @@
  *   kiw_verbs.c  user context, PD, and the verbs ops table
  *   kiw_obj.c    object limits, rings mapped to user space (kiw_obj.h)
  *   kiw_cq.c     completion queues            (kiw_cq.h)
- *   kiw_qp.c     QPs and their state machine  (kiw_qp.h)
+ *   kiw_qp_verbs.c  QP create, destroy, query  (kiw_qp.h)
+ *   kiw_qp.c     the QP state machine         (kiw_qp.h)
+ *   kiw_wq.c     SQ/RQ fetch, complete, flush (kiw_qp.h)
+ *   kiw_post.c   posting                      (kiw_qp.h)
  *   kiw_srq.c    shared receive queues        (kiw_srq.h)
  *   kiw_mem.c    MRs, STags, memory access    (kiw_mem.h)
  *   kiw_cm*.c    connection manager           (kiw_cm.h, kiw_cep.h)
@@ -69,9 +72,9 @@ struct kiw_device {
 	atomic_t num_mr;
 
 	/*
-	 * QP number -> struct kiw_qp (kiw_qp.c), for iw_get_qp. Numbers are
-	 * handed out cyclically from qp_next; the xarray's own lock
-	 * (taken with interrupts off) protects both.
+	 * QP number -> struct kiw_qp (kiw_qp_verbs.c), for iw_get_qp.
+	 * Numbers are handed out cyclically from qp_next; the xarray's own
+	 * lock (taken with interrupts off) protects both.
 	 */
 	struct xarray qp_xa;
 	u32 qp_next;

@@ -1,23 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * kiw module entry points: set up and tear down, in order, the CRC, the
- * LLP's workqueues, the connection manager's, and the devices' side (the
- * "kiw" rdma link type, the netdev notifier and the netns hook, all in
- * kiw_dev.c, which owns the list of kiw devices).
+ * data path's workqueue (kiw_qp.c), the connection manager's, and the
+ * devices' side (the "kiw" rdma link type, the netdev notifier and the
+ * netns hook, all in kiw_dev.c, which owns the list of kiw devices).
  */
 #include <linux/module.h>
 #include <rdma/rdma_netlink.h>
 
 #include "kiw.h"
 #include "kiw_mpa.h"
-#include "kiw_tx.h"
+#include "kiw_qp.h"
 
 static int __init kiw_init(void)
 {
 	int ret;
 
 	kiw_crc_setup();
-	ret = kiw_tx_init();
+	ret = kiw_qp_wq_init();
 	if (ret)
 		return ret;
 	ret = kiw_cm_init();
@@ -32,7 +32,7 @@ static int __init kiw_init(void)
 err_cm:
 	kiw_cm_exit();
 err_tx:
-	kiw_tx_exit();
+	kiw_qp_wq_exit();
 	return ret;
 }
 
@@ -40,7 +40,7 @@ static void __exit kiw_exit(void)
 {
 	kiw_dev_exit();		/* every device gone */
 	kiw_cm_exit();
-	kiw_tx_exit();
+	kiw_qp_wq_exit();
 	pr_info("kiw: unloaded\n");
 }
 

@@ -4,8 +4,8 @@
  * limits, and mapping an object's ring (CQ, SQ, RQ, SRQ) to user space.
  *
  * The verbs entry points (kiw_verbs.c) and the objects themselves
- * (kiw_cq.c, kiw_qp.c, kiw_srq.c, kiw_mr.c) call down into this file; it
- * calls nothing of theirs.
+ * (kiw_cq.c, kiw_qp_verbs.c, kiw_srq.c, kiw_mr.c) call down into this
+ * file; it calls nothing of theirs.
  */
 #include <linux/mm.h>
 #include <linux/slab.h>

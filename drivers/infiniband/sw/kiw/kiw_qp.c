@@ -1,25 +1,37 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * kiw QPs: the state machine, references, events, flushing, and the QP
- * verbs other than posting (kiw_post.c). Work request entries are checked
- * and copied in kiw_wqe.c.
+ * kiw QPs: the state machine (with modify_qp, which drives it),
+ * references, events, and the data path's workqueue. Below the TX and the
+ * RX: what a state change asks of the TX is a kick (kiw_tx_kick(), an
+ * inline in kiw_qp.h that queues the TX's work item on that workqueue).
+ * Flushing is kiw_wq.c; create, destroy and query are kiw_qp_verbs.c.
  */
-#include <linux/log2.h>
-#include <linux/overflow.h>
-#include <linux/vmalloc.h>
-#include <rdma/uverbs_ioctl.h>
+#include <linux/workqueue.h>
 #include <kunit/visibility.h>
 
-#include "kiw_obj.h"
 #include "kiw_qp.h"
-#include "kiw_ring.h"
-#include "kiw_srq.h"
-#include "kiw_mem.h"
 #include "kiw_trace.h"
 
-/* IB QP numbers are 24 bits; 0 and 1 name the IB special QPs. */
-#define KIW_QPN_MIN 2
-#define KIW_QPN_MAX 0xffffff
+/*
+ * The data path's workqueue: every QP's TX work item, and the receive
+ * work that takes over when one sk_data_ready call reaches its budget
+ * (kiw_rx.h: what a softirq may take).
+ * Unbound (no per-QP or per-CPU threads); WQ_MEM_RECLAIM, since storage
+ * over RDMA (NFS, iSER, NVMe-oF) may need it to make progress while the
+ * system reclaims memory.
+ */
+struct workqueue_struct *kiw_tx_wq;
+
+int kiw_qp_wq_init(void)
+{
+	kiw_tx_wq = alloc_workqueue("kiw_tx", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
+	return kiw_tx_wq ? 0 : -ENOMEM;
+}
+
+void kiw_qp_wq_exit(void)
+{
+	destroy_workqueue(kiw_tx_wq);
+}
 
 /*
  * IB's order among the states an unconnected QP passes through
@@ -149,23 +161,6 @@ struct kiw_qp *kiw_qp_from_num(struct kiw_device *kdev, u32 qpn)
 	return xa_load(&kdev->qp_xa, qpn);
 }
 
-void kiw_iw_add_ref(struct ib_qp *qp)
-{
-	kiw_qp_get(to_kiw_qp(qp));
-}
-
-void kiw_iw_rem_ref(struct ib_qp *qp)
-{
-	kiw_qp_put(to_kiw_qp(qp));
-}
-
-struct ib_qp *kiw_iw_get_qp(struct ib_device *ibdev, int qpn)
-{
-	struct kiw_qp *qp = kiw_qp_from_num(to_kiw_dev(ibdev), qpn);
-
-	return qp ? &qp->base : NULL;
-}
-
 /* The one way async events reach the consumer. Any context. */
 void kiw_qp_event(struct kiw_qp *qp, enum ib_event_type type)
 {
@@ -177,76 +172,6 @@ void kiw_qp_event(struct kiw_qp *qp, enum ib_event_type type)
 
 	if (qp->base.event_handler)
 		qp->base.event_handler(&event, qp->base.qp_context);
-}
-
-/* Complete one WR with a flush error (also for WRs posted after error). */
-int kiw_wq_flush_one(struct kiw_qp *qp, struct kiw_cq *cq, u64 wr_id,
-		     enum ib_wc_opcode opcode, bool *notify)
-{
-	struct kiw_wc wc = {
-		.wr_id = wr_id,
-		.opcode = opcode,
-		.status = IB_WC_WR_FLUSH_ERR,
-		.qp = &qp->base,
-		.qp_num = qp->base.qp_num,
-	};
-
-	return kiw_cq_add(cq, &wc, notify);
-}
-
-/*
- * Flush a ring from get on, in order. Reading a user ring is safe here:
- * only the id and opcode are taken, once each, and go back to that same
- * user's CQ. The walk is bounded by the ring size whatever user space does.
- */
-void kiw_sq_flush_locked(struct kiw_qp *qp, bool *notify)
-{
-	struct siw_sqe *ring = qp->sq.ring;
-	u32 n;
-
-	lockdep_assert_held(&qp->sq.lock);
-	for (n = 0; n < qp->sq.num; n++) {
-		struct siw_sqe *slot = &ring[qp->sq.get & (qp->sq.num - 1)];
-
-		u64 id;
-		u8 opcode;
-
-		if (!kiw_ring_posted(slot))
-			break;
-		/* Freed before its CQE shows, as in kiw_sq_complete(). */
-		id = READ_ONCE(slot->id);
-		opcode = READ_ONCE(slot->opcode);
-		kiw_sq_retire(qp, slot);
-		kiw_wq_flush_one(qp, qp->scq, id, kiw_wc_opcode(opcode),
-				 notify);
-	}
-}
-
-void kiw_rq_flush_locked(struct kiw_qp *qp, bool *notify)
-{
-	struct siw_rqe *ring = qp->rq.ring;
-	u32 n;
-
-	lockdep_assert_held(&qp->rq.lock);
-	if (qp->srq) {
-		if (qp->srq_wqe_active)
-			kiw_wq_flush_one(qp, qp->rcq, qp->srq_wqe.id,
-					 IB_WC_RECV, notify);
-		qp->srq_wqe_active = false;
-		return;
-	}
-	for (n = 0; n < qp->rq.num; n++) {
-		struct siw_rqe *slot = &ring[qp->rq.get & (qp->rq.num - 1)];
-
-		u64 id;
-
-		if (!kiw_ring_posted(slot))
-			break;
-		id = READ_ONCE(slot->id);
-		kiw_ring_free(slot);
-		qp->rq.get++;
-		kiw_wq_flush_one(qp, qp->rcq, id, IB_WC_RECV, notify);
-	}
 }
 
 static void kiw_qp_flush(struct kiw_qp *qp)
@@ -428,175 +353,6 @@ void kiw_qp_peer_terminate(struct kiw_qp *qp, enum ib_event_type event)
 	kiw_qp_error(qp);
 }
 
-static int kiw_qp_check_caps(const struct ib_qp_init_attr *attr)
-{
-	const struct ib_qp_cap *cap = &attr->cap;
-
-	if (attr->qp_type != IB_QPT_RC)
-		return -EOPNOTSUPP;
-	if (attr->create_flags || attr->rwq_ind_tbl)
-		return -EOPNOTSUPP;
-	if (cap->max_send_wr > KIW_MAX_QP_WR ||
-	    cap->max_send_sge > KIW_MAX_SGE ||
-	    cap->max_inline_data > KIW_MAX_INLINE)
-		return -EINVAL;
-	if (!attr->srq && (cap->max_recv_wr > KIW_MAX_QP_WR ||
-			   cap->max_recv_sge > KIW_MAX_SGE))
-		return -EINVAL;
-	return 0;
-}
-
-static int kiw_wq_alloc(struct kiw_wq *wq, u32 wr, size_t entry, bool user)
-{
-	size_t size;
-
-	spin_lock_init(&wq->lock);
-	wq->num = kiw_wq_size(wr);
-	size = array_size(wq->num, entry);
-	wq->ring = kiw_mmap_ring_alloc(size, user);
-	return wq->ring ? 0 : -ENOMEM;
-}
-
-static void kiw_wq_free(struct kiw_wq *wq)
-{
-	kiw_mmap_ring_free(wq->entry, wq->ring);
-}
-
-static int kiw_wq_map(struct kiw_wq *wq, struct ib_udata *udata,
-		      size_t entry, __u64 *key)
-{
-	return kiw_mmap_ring(udata, wq->ring, wq->num * entry, &wq->entry, key);
-}
-
-/* libsiw maps the rings with the keys and sizes it is told here. */
-static int kiw_qp_map_user(struct kiw_qp *qp, struct ib_udata *udata)
-{
-	struct siw_uresp_create_qp uresp = {
-		.qp_id = qp->base.qp_num,
-		.num_sqe = qp->sq.num,
-		.num_rqe = qp->srq ? 0 : qp->rq.num,
-	};
-	int ret;
-
-	if (udata->outlen < sizeof(uresp))
-		return -EINVAL;
-	ret = kiw_wq_map(&qp->sq, udata, sizeof(struct siw_sqe),
-			 &uresp.sq_key);
-	if (!ret && !qp->srq)
-		ret = kiw_wq_map(&qp->rq, udata, sizeof(struct siw_rqe),
-				 &uresp.rq_key);
-	if (!ret)
-		ret = ib_copy_to_udata(udata, &uresp, sizeof(uresp));
-	return ret;
-}
-
-static void kiw_qp_init_fields(struct kiw_qp *qp, struct ib_qp_init_attr *attr,
-			       bool user)
-{
-	qp->kdev = to_kiw_dev(qp->base.device);
-	qp->pd = to_kiw_pd(qp->base.pd);
-	qp->scq = to_kiw_cq(attr->send_cq);
-	qp->rcq = to_kiw_cq(attr->recv_cq);
-	qp->srq = attr->srq ? to_kiw_srq(attr->srq) : NULL;
-	qp->user = user;
-	kref_init(&qp->ref);
-	init_completion(&qp->released);
-	spin_lock_init(&qp->state_lock);
-	qp->state = KIW_QP_IDLE;
-	qp->idle_ib_state = IB_QPS_RESET;
-	qp->ord = KIW_MAX_ORD;
-	qp->ird = KIW_MAX_IRD;
-	qp->max_send_sge = KIW_MAX_SGE;
-	qp->max_recv_sge = qp->srq ? 0 : KIW_MAX_SGE;
-	qp->max_inline = KIW_MAX_INLINE;
-	qp->sq_sig_all = attr->sq_sig_type == IB_SIGNAL_ALL_WR;
-	spin_lock_init(&qp->rq.lock);
-}
-
-/* What the QP can hold, as create_qp returns it and query_qp reports it. */
-static void kiw_qp_fill_cap(const struct kiw_qp *qp, struct ib_qp_cap *cap)
-{
-	cap->max_send_wr = qp->sq.num;
-	cap->max_recv_wr = qp->srq ? 0 : qp->rq.num;
-	cap->max_send_sge = qp->max_send_sge;
-	cap->max_recv_sge = qp->max_recv_sge;
-	cap->max_inline_data = qp->max_inline;
-}
-
-int kiw_create_qp(struct ib_qp *base, struct ib_qp_init_attr *attr,
-		  struct ib_udata *udata)
-{
-	struct kiw_device *kdev = to_kiw_dev(base->device);
-	struct kiw_qp *qp = to_kiw_qp(base);
-	u32 qpn;
-	int ret;
-
-	ret = kiw_qp_check_caps(attr);
-	if (ret)
-		return ret;
-	ret = kiw_take_slot(&kdev->num_qp, KIW_MAX_QP);
-	if (ret)
-		return ret;
-	kiw_qp_init_fields(qp, attr, !!udata);
-
-	ret = kiw_wq_alloc(&qp->sq, attr->cap.max_send_wr,
-			   sizeof(struct siw_sqe), qp->user);
-	if (!ret && !qp->srq)
-		ret = kiw_wq_alloc(&qp->rq, attr->cap.max_recv_wr,
-				   sizeof(struct siw_rqe), qp->user);
-	if (ret)
-		goto err_rings;
-
-	ret = xa_alloc_cyclic(&kdev->qp_xa, &qpn, NULL,
-			      XA_LIMIT(KIW_QPN_MIN, KIW_QPN_MAX),
-			      &kdev->qp_next, GFP_KERNEL);
-	if (ret < 0)
-		goto err_rings;
-	base->qp_num = qpn;
-	if (udata) {
-		ret = kiw_qp_map_user(qp, udata);
-		if (ret)
-			goto err_qpn;
-	}
-	kiw_tx_qp_init(qp);
-	kiw_rx_qp_init(qp);
-	kiw_qp_fill_cap(qp, &attr->cap);
-	/* Findable by iw_get_qp only now that it is complete. */
-	xa_store(&kdev->qp_xa, qpn, qp, GFP_KERNEL);
-	return 0;
-
-err_qpn:
-	xa_erase(&kdev->qp_xa, qpn);
-err_rings:
-	kiw_wq_free(&qp->sq);
-	kiw_wq_free(&qp->rq);
-	atomic_dec(&kdev->num_qp);
-	return ret;
-}
-
-/*
- * Abort whatever the QP was doing, make it unfindable, and wait until
- * iw_cm, the CM endpoint and the data path have dropped their references:
- * the RDMA core frees the QP when this returns.
- */
-int kiw_destroy_qp(struct ib_qp *base, struct ib_udata *udata)
-{
-	struct kiw_qp *qp = to_kiw_qp(base);
-	struct kiw_device *kdev = qp->kdev;
-
-	kiw_qp_error(qp);
-	xa_erase(&kdev->qp_xa, base->qp_num);
-	kiw_qp_put(qp);
-	wait_for_completion(&qp->released);
-
-	kiw_tx_qp_release(qp);
-	kiw_rx_qp_release(qp);
-	kiw_wq_free(&qp->sq);
-	kiw_wq_free(&qp->rq);
-	atomic_dec(&kdev->num_qp);
-	return 0;
-}
-
 /*
  * Attributes iWARP has no use for (paths, PSNs, timeouts, retries, P_Key,
  * Q_Key) are accepted and ignored, since rdma_cm and ULPs pass them.
@@ -685,38 +441,5 @@ int kiw_modify_qp(struct ib_qp *base, struct ib_qp_attr *attr, int mask,
 	if (ret)
 		return ret;
 	kiw_qp_act(qp, prev, actions);
-	return 0;
-}
-
-int kiw_query_qp(struct ib_qp *base, struct ib_qp_attr *attr, int mask,
-		 struct ib_qp_init_attr *init)
-{
-	struct kiw_qp *qp = to_kiw_qp(base);
-	unsigned long flags;
-
-	memset(attr, 0, sizeof(*attr));
-	memset(init, 0, sizeof(*init));
-	spin_lock_irqsave(&qp->state_lock, flags);
-	attr->qp_state = kiw_qp_ib_state(qp->state, qp->idle_ib_state);
-	attr->qp_access_flags = qp->access;
-	attr->max_rd_atomic = qp->ord;
-	attr->max_dest_rd_atomic = qp->ird;
-	attr->sq_draining = qp->state == KIW_QP_CLOSING;
-	spin_unlock_irqrestore(&qp->state_lock, flags);
-
-	attr->cur_qp_state = attr->qp_state;
-	attr->path_mtu = ib_mtu_int_to_enum(READ_ONCE(qp->kdev->netdev->mtu));
-	attr->port_num = 1;
-	kiw_qp_fill_cap(qp, &attr->cap);
-
-	init->event_handler = base->registered_event_handler;
-	init->qp_context = base->qp_context;
-	init->send_cq = base->send_cq;
-	init->recv_cq = base->recv_cq;
-	init->srq = base->srq;
-	init->cap = attr->cap;
-	init->sq_sig_type = qp->sq_sig_all ? IB_SIGNAL_ALL_WR : IB_SIGNAL_REQ_WR;
-	init->qp_type = IB_QPT_RC;
-	init->port_num = 1;
 	return 0;
 }

@@ -52,6 +52,7 @@
 #include <linux/completion.h>
 #include <linux/kref.h>
 #include <linux/spinlock.h>
+#include <linux/workqueue.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/siw-abi.h>
 #include <kiw/rdmap.h>
@@ -244,7 +245,8 @@ void kiw_qp_error(struct kiw_qp *qp);
 void kiw_qp_report(struct kiw_qp *qp, enum kiw_qp_report what);
 
 /*
- * Work queues for the data path (kiw_qp.c). Never sleep.
+ * Work queues for the data path (kiw_wq.c). Never sleep; never change the
+ * QP's state.
  *
  * kiw_sq_posted() is a WR posted at SQ position @pos, not yet taken?
  *                 False while @pos's slot still holds the WR a ring
@@ -256,13 +258,16 @@ void kiw_qp_report(struct kiw_qp *qp, enum kiw_qp_report what);
  *                 to error.
  * kiw_sq_complete() complete the oldest SQ WR (@sqe->pos must be sq.get):
  *                 a CQE if signalled or failed, then its entry is freed.
+ *                 -ENOSPC: the CQ overflowed; the caller moves the QP to
+ *                 error (kiw_qp_error()).
  * kiw_rq_fetch()  the receive WR for the next incoming Send: the RQ head
  *                 (left in the ring until completed) or one taken from
  *                 the SRQ; -ENOENT if none is posted, -EINVAL as above
  *                 (complete with IB_WC_LOC_LEN_ERR).
  * kiw_rq_complete() complete it; @wc carries status, byte_len, solicited,
  *                 and invalidated/inval_stag for a Send with Invalidate
- *                 (wr_id, opcode and qp are filled in here).
+ *                 (wr_id, opcode and qp are filled in here). -ENOSPC as
+ *                 for kiw_sq_complete().
  *
  * When the data path detects an error it calls kiw_qp_terminate(): the QP
  * enters TERMINATE, the consumer gets @event, and the TX is kicked; the TX
@@ -277,7 +282,7 @@ int kiw_rq_fetch(struct kiw_qp *qp, struct kiw_rqe *rqe);
 int kiw_rq_complete(struct kiw_qp *qp, const struct kiw_rqe *rqe,
 		    struct kiw_wc *wc);
 
-/* Verbs (kiw_qp.c, kiw_post.c) */
+/* Verbs (kiw_qp_verbs.c; modify_qp: kiw_qp.c; posting: kiw_post.c) */
 int kiw_create_qp(struct ib_qp *qp, struct ib_qp_init_attr *attr,
 		  struct ib_udata *udata);
 int kiw_destroy_qp(struct ib_qp *qp, struct ib_udata *udata);
@@ -293,7 +298,7 @@ void kiw_iw_add_ref(struct ib_qp *qp);
 void kiw_iw_rem_ref(struct ib_qp *qp);
 struct ib_qp *kiw_iw_get_qp(struct ib_device *ibdev, int qpn);
 
-/* kiw_qp.c internals, shared with kiw_post.c */
+/* Flushing (kiw_wq.c), for the state machine and posting. */
 void kiw_sq_flush_locked(struct kiw_qp *qp, bool *notify);
 void kiw_rq_flush_locked(struct kiw_qp *qp, bool *notify);
 int kiw_wq_flush_one(struct kiw_qp *qp, struct kiw_cq *cq, u64 wr_id,
@@ -310,6 +315,36 @@ static inline void kiw_sq_retire(struct kiw_qp *qp, struct siw_sqe *slot)
 	kiw_ring_free(slot);
 	/* release: the slot is free before @get says so */
 	smp_store_release(&qp->sq.get, qp->sq.get + 1);
+}
+
+/*
+ * The data path's workqueue (kiw_qp.c), made at module init: the TX work
+ * items, and the RX work beyond a softirq's budget (kiw_rx.h).
+ */
+extern struct workqueue_struct *kiw_tx_wq;
+int kiw_qp_wq_init(void);
+void kiw_qp_wq_exit(void);
+
+/**
+ * kiw_tx_kick - new work for the transmit side
+ * @qp: the QP; the caller holds a reference
+ *
+ * The SQ has new WQEs (kernel post_send, or libsiw's doorbell, an empty
+ * post_send on a user QP), or the TX has something else to send or to
+ * report (a state change, a Read Response, a freed ORQ entry). Queues the
+ * QP's TX work item (kiw_tx.c), which takes its own QP reference for
+ * queued work and must drop it soon after the QP leaves
+ * RTS/CLOSING/TERMINATE: destroy_qp waits for it. An inline so that the
+ * layers below the TX (the state machine) can kick it without calling up.
+ *
+ * Context: any, with no kiw lock held; does not sleep.
+ */
+static inline void kiw_tx_kick(struct kiw_qp *qp)
+{
+	/* The caller holds a reference, so this one never is the last. */
+	kiw_qp_get(qp);
+	if (!queue_work(kiw_tx_wq, &qp->tx.work))
+		kiw_qp_put(qp);
 }
 
 #endif /* KIW_QP_H */

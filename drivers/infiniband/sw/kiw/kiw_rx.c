@@ -8,6 +8,7 @@
 #include <net/tcp.h>
 #include <kunit/visibility.h>
 
+#include "kiw_llp.h"
 #include "kiw_qp.h"
 #include "kiw_rdmap.h"
 #include "kiw_rx.h"
@@ -68,7 +69,8 @@ static void kiw_rx_fail(struct kiw_qp *qp, kiw_term_t term, const u8 *rreq)
 	if (rx->rqe_valid && (!rx->have_seg || kiw_rdmap_is_send(kiw_rx_op(rx)))) {
 		rx->rqe_valid = false;
 		wc.status = status;
-		kiw_rq_complete(qp, rx->rqe, &wc);
+		if (kiw_rq_complete(qp, rx->rqe, &wc))
+			kiw_qp_error(qp);	/* CQ overflow */
 	} else if (rx->have_seg && kiw_rx_op(rx) == KIW_RDMAP_READ_RESP) {
 		i = kiw_rdq_head(&qp->tx.orq_q);
 		if (i >= 0)
@@ -275,7 +277,8 @@ static void kiw_rx_send_done(struct kiw_qp *qp)
 		wc.inval_stag = seg->ulp_word;
 	}
 	rx->rqe_valid = false;
-	kiw_rq_complete(qp, rx->rqe, &wc);
+	if (kiw_rq_complete(qp, rx->rqe, &wc))
+		kiw_qp_error(qp);	/* CQ overflow */
 }
 
 /* A Read Request arrived whole: check its source, queue the response. */

@@ -48,9 +48,10 @@
 
 #include "kiw_ddp.h"
 #include "kiw_fpdu.h"
-#include "kiw_llp.h"
 #include "kiw_mem.h"
+#include "kiw_mpa.h"
 
+struct kiw_llp_params;
 struct kiw_qp;
 struct kiw_rqe;
 

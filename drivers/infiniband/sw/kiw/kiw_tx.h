@@ -39,9 +39,10 @@
 #include <linux/workqueue.h>
 
 #include "kiw_ddp.h"
-#include "kiw_llp.h"
+#include "kiw_mpa.h"
 #include "kiw_read.h"
 
+struct kiw_llp_params;
 struct kiw_qp;
 struct kiw_txb;
 
@@ -152,23 +153,16 @@ struct kiw_tx {
 	u16 term_seg_len;
 };
 
-/* Called by kiw_qp.c once the QP is set up, before it is published. */
+/* Called by create_qp once the QP is set up, before it is published. */
 void kiw_tx_qp_init(struct kiw_qp *qp);
 
 /*
- * Called by kiw_qp.c when the QP's last reference is gone (destroy_qp),
- * before its rings are freed. Process context.
+ * Called by destroy_qp (kiw_qp_verbs.c) when the QP's last reference is
+ * gone, before its rings are freed. Process context.
  */
 void kiw_tx_qp_release(struct kiw_qp *qp);
 
-/*
- * New work for the transmit side: the SQ has new WQEs (kernel post_send,
- * or libsiw's doorbell, an empty post_send on a user QP). Called from any
- * context with no kiw lock held; must not sleep. The TX engine takes its
- * own QP reference for queued work (kiw_qp_get()) and must drop it soon
- * after the QP leaves RTS/CLOSING/TERMINATE: destroy_qp waits for it.
- */
-void kiw_tx_kick(struct kiw_qp *qp);
+/* kiw_tx_kick(): an inline in kiw_qp.h, for the layers below the TX. */
 
 /*
  * libsiw's doorbell on a user QP in RTS: sends from the caller's system
@@ -177,10 +171,15 @@ void kiw_tx_kick(struct kiw_qp *qp);
  */
 void kiw_tx_doorbell(struct kiw_qp *qp);
 
-/* kiw_tx.c, for kiw_llp.c and kiw_rx.c */
+/* kiw_tx.c, for kiw_llp.c */
 int kiw_tx_attach(struct kiw_qp *qp, const struct kiw_llp_params *p);
 bool kiw_tx_wanted(struct kiw_qp *qp);
 void kiw_tx_detach(struct kiw_qp *qp);
+
+/*
+ * kiw_tx_comp.c: the end of work requests, for the engine (kiw_tx.c), the
+ * messages (kiw_tx_msg.c) and the RX.
+ */
 void kiw_tx_read_done(struct kiw_qp *qp, const struct kiw_orqe *orqe,
 		      enum ib_wc_status status);
 void kiw_tx_charge(struct kiw_qp *qp, enum ib_wc_status status);
@@ -188,27 +187,25 @@ void kiw_tx_reap(struct kiw_qp *qp);
 void kiw_tx_terminate(struct kiw_qp *qp, kiw_term_t term,
 		      enum ib_event_type event, const void *hdr,
 		      unsigned int hdr_len, u16 seg_len);
+void kiw_tx_done(struct kiw_qp *qp, u32 pos, enum ib_wc_status status);
+void kiw_tx_wqe_fail(struct kiw_qp *qp, u32 pos, enum ib_wc_status status);
+void kiw_tx_batch_done(struct kiw_qp *qp);
 
 /* Sizes of the per-connection state (kiw_tx_attach()). */
 unsigned int kiw_tx_spill_size(u32 mss_max, bool markers);
 u32 kiw_tx_rdq_size(u32 ord_ird);
 
-/* The engine without the socket (KUnit drives it so). */
+/*
+ * The engine without the socket (KUnit drives it so, with
+ * kiw_tx_batch_done() above).
+ */
 unsigned int kiw_tx_fill(struct kiw_qp *qp, u32 mss, int space);
-void kiw_tx_batch_done(struct kiw_qp *qp);
 int kiw_tx_build_term(struct kiw_qp *qp);
 
-/* Between kiw_tx.c and kiw_tx_msg.c. */
+/* kiw_tx_msg.c, for kiw_tx.c: the next message, and its segments. */
 bool kiw_tx_next_msg(struct kiw_qp *qp);
 int kiw_tx_seg(struct kiw_qp *qp);
 void kiw_tx_seg_trim(struct kiw_ddp_segmenter *s, struct kiw_ddp_seg *seg,
 		     u32 len);
-void kiw_tx_done(struct kiw_qp *qp, u32 pos, enum ib_wc_status status);
-void kiw_tx_wqe_fail(struct kiw_qp *qp, u32 pos, enum ib_wc_status status);
-
-/* The data path's workqueue, made at module init. */
-extern struct workqueue_struct *kiw_tx_wq;
-int kiw_tx_init(void);
-void kiw_tx_exit(void);
 
 #endif /* KIW_TX_H */
