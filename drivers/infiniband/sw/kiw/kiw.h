@@ -27,14 +27,37 @@
 #include <linux/list.h>
 #include <linux/netdevice.h>
 #include <linux/spinlock.h>
+#include <linux/wait.h>
 #include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 
-#include "kiw_cm.h"
 #include "kiw_limits.h"
 #include "kiw_mpa.h"
 
 struct kiw_stats;
+
+/* A device's connection manager state, embedded in struct kiw_device. */
+struct kiw_cm_dev {
+	/*
+	 * Protects ceps, listeners, and the holds_sock and net fields of
+	 * their entries. A spinlock (bottom halves off): an endpoint's last
+	 * reference may go in any context.
+	 */
+	spinlock_t lock;
+	struct list_head ceps;		/* every endpoint of the device */
+	struct list_head listeners;	/* every listener of the device */
+	wait_queue_head_t idle;		/* woken as endpoints let go */
+
+	/*
+	 * Passive endpoints iw_cm may still accept or reject, by the handle
+	 * given as CONNECT_REQUEST's provider_data (its own lock). iw_cm
+	 * may drop that event (its listener is being destroyed) and then
+	 * never calls back; a handle that is gone makes a late accept fail
+	 * cleanly where a pointer would be stale. Handles are not reused.
+	 */
+	struct xarray pending;
+	unsigned long next_handle;	/* under lock */
+};
 
 struct kiw_device {
 	struct ib_device ibdev;

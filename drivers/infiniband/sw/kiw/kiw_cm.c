@@ -15,7 +15,6 @@
 #include <net/tcp_states.h>
 
 #include "kiw_cep.h"
-#include "kiw_cm.h"
 #include "kiw_qp.h"
 #include "kiw_stats.h"
 #include "kiw_trace.h"

@@ -13,7 +13,6 @@
 #include <linux/slab.h>
 
 #include "kiw_cep.h"
-#include "kiw_cm.h"
 
 static void kiw_listener_free(struct kref *ref)
 {

@@ -34,7 +34,6 @@
 #include <net/tcp_states.h>
 
 #include "kiw_cep.h"
-#include "kiw_cm.h"
 
 /* Bounds on connections waiting for their Request, per listener. */
 #define KIW_CM_AWAITING_MIN	64

@@ -23,6 +23,7 @@
 #include <kunit/visibility.h>
 
 #include "kiw.h"
+#include "kiw_cm.h"
 #include "kiw_stats.h"
 
 /*

@@ -9,6 +9,7 @@
 #include <rdma/rdma_netlink.h>
 
 #include "kiw.h"
+#include "kiw_cm.h"
 #include "kiw_mpa.h"
 #include "kiw_qp.h"
 
