@@ -62,6 +62,7 @@
 #include "kiw_ring.h"
 #include "kiw_rx.h"
 #include "kiw_tx.h"
+#include "kiw_wqe.h"
 
 struct kiw_cep;
 struct kiw_srq;
@@ -82,37 +83,6 @@ enum kiw_qp_action {
 	KIW_QP_ACT_CLOSE = 1 << 0,	/* graceful close of the connection */
 	KIW_QP_ACT_ABORT = 1 << 1,	/* abortive close of the connection */
 	KIW_QP_ACT_FLUSH = 1 << 2,	/* flush all outstanding work */
-};
-
-/* A send WR, copied out of the SQ ring and validated (kiw_sq_fetch()). */
-struct kiw_sqe {
-	u64 id;
-	u32 pos;		/* its ring position */
-	u8 opcode;		/* enum siw_opcode */
-	u8 num_sge;		/* <= KIW_MAX_SGE; 0 for inline data */
-	u16 flags;		/* SIW_WQE_* */
-	/*
-	 * WRITE, READ: the remote STag; SEND_REMOTE_INV: the STag the peer
-	 * invalidates; INVAL_STAG: the local STag; REG_MR: the new key.
-	 * READ_LOCAL_INV invalidates sge[0].lkey once the Read completes.
-	 */
-	u32 rkey;
-	u64 raddr;		/* WRITE, READ: the remote TO */
-	u32 length;		/* message octets: SGE sum or inline length */
-	struct siw_sge sge[KIW_MAX_SGE];
-	u8 inline_data[KIW_MAX_INLINE];	/* SIW_WQE_INLINE: the payload */
-	struct kiw_mr *reg_mr;	/* REG_MR (kernel QPs only): the region */
-	u32 access;		/* REG_MR: IB_ACCESS_* */
-};
-
-/* A receive WR, copied out of the RQ or SRQ ring (kiw_rq_fetch()). */
-struct kiw_rqe {
-	u64 id;
-	u32 pos;		/* ring position (RQ) */
-	u8 num_sge;
-	bool from_srq;
-	u32 length;		/* SGE sum: the buffer's capacity */
-	struct siw_sge sge[KIW_MAX_SGE];
 };
 
 /* One work queue (SQ or RQ) ring. */

@@ -194,7 +194,6 @@ int kiw_tx_attach(struct kiw_qp *qp, const struct kiw_llp_params *p)
 		return ret;
 	/* A doorbell may look meanwhile: it sees all of this, or no socket. */
 	mutex_lock(&tx->run_lock);
-	tx->sqe = &tx->b->sqe;
 	tx->b->spill_len = 0;
 	tx->b->spill_off = 0;
 	tx->crc = p->crc;

@@ -41,6 +41,7 @@
 #include "kiw_ddp.h"
 #include "kiw_mpa.h"
 #include "kiw_read.h"
+#include "kiw_wqe.h"
 
 struct kiw_llp_params;
 struct kiw_qp;
@@ -115,7 +116,7 @@ struct kiw_tx {
 	unsigned int mulpdu;
 	unsigned int fpdu_max;	/* wire octets of an FPDU of @mulpdu */
 	u32 msn[KIW_DDP_QN_COUNT];	/* next MSN per queue */
-	struct kiw_sqe *sqe;	/* the SQ work request of @cur (in @b) */
+	struct kiw_sqe sqe;	/* the SQ work request of @cur, copied */
 	struct kiw_txc_rec *txc_rec;	/* @txc's records */
 	struct kiw_txm cur;
 	bool prefer_irq;	/* alternate Read Responses and SQ messages */

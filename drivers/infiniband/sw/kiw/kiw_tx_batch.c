@@ -11,6 +11,9 @@
 
 #include "kiw_tx_batch.h"
 
+/* A batch without vectors (CRC: staged FPDUs) is one 2 KiB allocation. */
+static_assert(sizeof(struct kiw_txb) <= 2048);
+
 /**
  * kiw_txb_alloc - a batch and its spill buffer
  * @spill: the spill buffer's size (see kiw_tx_batch.h), at least

@@ -152,8 +152,6 @@ struct kiw_txb {
 	unsigned int spill_cap;	/* its size */
 	unsigned int spill_len;
 	unsigned int spill_off;
-	/* The TX's copy of the SQ work request it is sending. */
-	struct kiw_sqe sqe;
 	struct bio_vec vec[];	/* @vec_max; the batch's FPDUs, if ZCOPY */
 };
 

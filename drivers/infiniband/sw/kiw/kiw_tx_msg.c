@@ -135,7 +135,7 @@ static enum ib_wc_status kiw_tx_check_sgl(struct kiw_qp *qp,
 static bool kiw_tx_start_send_write(struct kiw_qp *qp, u32 pos)
 {
 	struct kiw_tx *tx = &qp->tx;
-	const struct kiw_sqe *sqe = tx->sqe;
+	const struct kiw_sqe *sqe = &tx->sqe;
 	struct kiw_txm *m = &tx->cur;
 	enum ib_wc_status status = IB_WC_SUCCESS;
 	bool inv = sqe->opcode == SIW_OP_SEND_REMOTE_INV;
@@ -173,7 +173,7 @@ static bool kiw_tx_start_send_write(struct kiw_qp *qp, u32 pos)
 static bool kiw_tx_start_read(struct kiw_qp *qp, u32 pos)
 {
 	struct kiw_tx *tx = &qp->tx;
-	const struct kiw_sqe *sqe = tx->sqe;
+	const struct kiw_sqe *sqe = &tx->sqe;
 	struct kiw_txm *m = &tx->cur;
 	struct kiw_rdmap_rreq rr = {
 		.size = sqe->length,
@@ -254,7 +254,7 @@ static bool kiw_sqe_is_read(const struct kiw_sqe *sqe)
 static bool kiw_tx_start_sq(struct kiw_qp *qp)
 {
 	struct kiw_tx *tx = &qp->tx;
-	struct kiw_sqe *sqe = tx->sqe;
+	struct kiw_sqe *sqe = &tx->sqe;
 	enum kiw_qp_state state;
 	enum ib_wc_status status;
 	bool full;
@@ -353,7 +353,7 @@ static int kiw_tx_gather_sgl(struct kiw_qp *qp, u32 len)
 {
 	struct kiw_tx *tx = &qp->tx;
 	struct kiw_txm *m = &tx->cur;
-	const struct kiw_sqe *sqe = tx->sqe;
+	const struct kiw_sqe *sqe = &tx->sqe;
 	enum ib_wc_status status;
 	u32 done = 0, want;
 	int n;
@@ -433,7 +433,7 @@ static unsigned int kiw_tx_hdr(struct kiw_tx *tx, const struct kiw_ddp_seg *seg)
 	}
 	switch (m->src) {
 	case KIW_TXS_INLINE:	/* one segment: MULPDU >= 128 */
-		memcpy(h + len, tx->sqe->inline_data + seg->off, seg->len);
+		memcpy(h + len, tx->sqe.inline_data + seg->off, seg->len);
 		len += seg->len;
 		break;
 	case KIW_TXS_RREQ:
