@@ -9,7 +9,8 @@
 #           the debug kernel; checkpatch.pl
 #           --strict on every .c/.h, zero errors, warnings and checks; the
 #           conformance matrix up to date (scripts/conformance.sh --check);
-#           make bench's report and targets (scripts/bench/report_test.py)
+#           make bench's report and targets (scripts/bench/report_test.py);
+#           the plan of the VM tests' boots (scripts/checkplan_test.py)
 #   kunit   kiw's KUnit suites in the debug kernel (scripts/kunit.sh)
 #   vm      the VM tests scripts/tests/*.sh (--test NAME: only NAME.sh), and
 #           kiw between two VMs on Debian's 6.1 and 7.2 over a virtio-net
@@ -153,44 +154,21 @@ phase() {
 
 # --- the VM tests and their boots -------------------------------------------
 
+# The plan (scripts/checkplan.py: the tests' headers, the batches and how
+# the scripts are spread over the boots, each script's timeout): read here
+# into TESTS_DIR's tests' needs, PAIR (the two-VM test runs), and the
+# boots, BATCH_KEYS[i] ("kernel mem siw") running BATCH_TESTS[i] (their
+# paths, space-separated). KIW_VM_BATCH: scripts per boot (default 12; 1
+# boots once per test); KIW_VM_PARALLEL: boots at a time (default 1; .ci/run
+# sets 2, the CI machine's cores: each QEMU runs on one host thread), and
+# the least number of boots of a group. The expected times that balance
+# the boots: build/logs/vm-times (the last run here), else
+# scripts/vm-times.seed (a full run's, committed, so that a clean clone
+# such as CI's plans as well). Every debug boot costs ~45 s of boot and
+# kmemleak scans: the default batch gives CI's 22 debug scripts two boots,
+# one per core.
 TESTS_DIR=${KIW_TESTS:-$KIW_TOP/scripts/tests}
-TESTS=() PAIR=0
-select_tests() {
-	if [ "$test" = vmpair ]; then
-		PAIR=1
-	elif [ -n "$test" ]; then
-		TESTS=("$TESTS_DIR/$test.sh")
-	else
-		TESTS=("$TESTS_DIR"/*.sh)
-		# (not with the harness's own test directory)
-		[ -n "${KIW_TESTS:-}" ] || PAIR=1
-	fi
-	# The two-VM test boots both of Debian's other kernels.
-	[ "$PAIR" = 0 ] || NEED_OTHER[6.1]=1 NEED_OTHER[7.2]=1
-}
-
-# The header of a test: "# kiw-vm: kernel=debug timeout=300 [mem=MB]
-# [siw=yes] [batch=alone]" (kernel: debug, the default, stock (Debian's
-# 6.12), 6.1 or 7.2 (scripts/kernel.sh); timeout:
-# seconds for the script; mem: guest memory, default 1024; siw=yes: the
-# test loads siw as a peer (stock and debug only); batch=alone: a boot
-# of its own, for a test that changes the guest for good or runs long).
-test_param() {
-	sed -n "s/^# kiw-vm:.*\\b$2=\\([^ ]*\\).*/\\1/p" "$1" | head -n 1
-}
-
-# Planning the boots. Tests with the same needs (kernel, guest memory, and
-# siw on the stock kernel) share a boot: a batch of at most KIW_VM_BATCH
-# scripts (default 12; 1 boots once per test); batch=alone gets a boot of
-# its own. A group gets at least KIW_VM_PARALLEL boots (default 1; .ci/run
-# sets 2, the CI machine's cores: each QEMU runs on one host thread), run
-# that many at a time, and its scripts are spread over them by their
-# expected time, longest first onto the least loaded boot. The expected
-# time of a test is its guest time in the last run here (build/logs/
-# vm-times), else in scripts/vm-times.seed (a full run's, committed, so
-# that a clean clone such as CI's plans as well), else a third of its
-# timeout. Every debug boot costs ~45 s of boot and kmemleak scans: the
-# default batch gives CI's 22 debug scripts two boots, one per core.
+PAIR=0
 KIW_VM_BATCH=${KIW_VM_BATCH:-12}
 KIW_VM_PARALLEL=${KIW_VM_PARALLEL:-1}
 # With both KUnit and debug VM tests to run, the KUnit suites run as the
@@ -201,110 +179,41 @@ KUNIT_SCRIPT=$KIW_TOP/scripts/guest/kunit.sh KUNIT_IN_VM=0 KUNIT_BOOT=
 TIMES_FILE=$LOGS/vm-times TIMES_SEED=$KIW_TOP/scripts/vm-times.seed
 BATCH_KEYS=() BATCH_TESTS=() NEED_STOCK=0 NEED_DEBUG=0
 # Debian's other kernels (scripts/kernel.sh) the VM tests ask for.
-declare -A NEED_OTHER=()
+declare -A NEED_OTHER=() TEST_TIMEOUT=()
 OTHER_KERNELS=$(for k in $KIW_KERNELS; do [ "$k" = stock ] || [ "$k" = debug ] || echo "$k"; done)
 
-# expected NAME TIMEOUT: the expected guest seconds of a test.
-declare -A LAST_TIME=()
-expected() {
-	local t=${LAST_TIME[$1]:-}
-	[ -n "$t" ] && echo "${t%.*}" || echo $(( $2 / 3 ))
-}
-
-# test_timeout SCRIPT: its timeout= (the KUnit script: 600 s).
-test_timeout() {
-	local t
-	[ "$1" != "$KUNIT_SCRIPT" ] || { echo 600; return; }
-	t=$(test_param "$1" timeout)
-	echo "${t:-300}"
-}
-
-plan_batches() {
-	local t kernel mem siw key name keys=() n boots i best tests w f par par_stock
-	local -A group=()
-	BATCH_KEYS=() BATCH_TESTS=()
-	for f in "$TIMES_SEED" "$TIMES_FILE"; do
-		[ -f "$f" ] || continue
-		while read -r w name; do
-			[[ $w == \#* ]] || LAST_TIME[$name]=$w
-		done < "$f"
-	done
-	for t in "${TESTS[@]}"; do
-		[ -f "$t" ] || { fail "vm: no such test: ${t#"$KIW_TOP"/}"; continue; }
-		kernel=$(test_param "$t" kernel)
-		mem=$(test_param "$t" mem)
-		siw=$(test_param "$t" siw)
-		case "${kernel:-debug}" in
-		stock) NEED_STOCK=1 ;;
-		debug) NEED_DEBUG=1; siw= ;; # the debug kernel has siw
-		*)
-			if [[ " $(echo $OTHER_KERNELS) " != *" $kernel "* ]]; then
-				fail "vm: ${t#"$KIW_TOP"/}: kernel=$kernel is not one of $KIW_KERNELS"
-				continue
-			fi
-			if [ "$siw" = yes ]; then
-				fail "vm: ${t#"$KIW_TOP"/}: siw=yes: there is no siw for kernel=$kernel (only stock and debug)"
-				continue
-			fi
-			NEED_OTHER[$kernel]=1 ;;
+plan_vm() {
+	local plan what rest kernel mem siw tests args=()
+	[ -n "$test" ] || [ -n "${KIW_TESTS:-}" ] || args+=(--with-pair)
+	[ "$NEED_DEBUG" = 0 ] || args+=(--need-debug)
+	! want kunit || [ "${KIW_KUNIT_ALONE:-0}" = 1 ] || args+=(--kunit "$KUNIT_SCRIPT")
+	plan=$(python3 "$KIW_TOP/scripts/checkplan.py" plan --top="$KIW_TOP" \
+		--tests-dir="$TESTS_DIR" --test="$test" --kernels="$KIW_KERNELS" \
+		--batch="$KIW_VM_BATCH" --parallel="$KIW_VM_PARALLEL" \
+		--debug-kernel="$KIW_TOP/scripts/debug-kernel.sh" \
+		--times="$TIMES_SEED" --times="$TIMES_FILE" "${args[@]}") ||
+		kiw_die "scripts/checkplan.py plan failed"
+	while read -r what rest; do
+		case "$what" in
+		fail) fail "$rest" ;;
+		need)
+			case "$rest" in
+			stock) NEED_STOCK=1 ;;
+			debug) NEED_DEBUG=1 ;;
+			pair) PAIR=1 ;;
+			other\ *) NEED_OTHER[${rest#other }]=1 ;;
+			esac ;;
+		kunit-in-vm) KUNIT_IN_VM=1 ;;
+		timeout) TEST_TIMEOUT[${rest#* }]=${rest%% *} ;;
+		boot)
+			read -r kernel mem siw tests <<<"$rest"
+			BATCH_KEYS+=("$kernel $mem $siw") BATCH_TESTS+=("$tests") ;;
 		esac
-		key="${kernel:-debug} ${mem:-default} ${siw:-no}"
-		if [ "$(test_param "$t" batch)" = alone ]; then
-			BATCH_KEYS+=("$key") BATCH_TESTS+=("$t")
-			continue
-		fi
-		[ -n "${group[$key]:-}" ] || keys+=("$key")
-		group[$key]+=" $t"
-	done
-	if want kunit && [ "$NEED_DEBUG" = 1 ] && [ "${KIW_KUNIT_ALONE:-0}" != 1 ]; then
-		KUNIT_IN_VM=1
-		key="debug default no"
-		[ -n "${group[$key]:-}" ] || keys+=("$key")
-		group[$key]=" $KUNIT_SCRIPT${group[$key]:-}"
-	fi
-	# The stock kernel's boots run beside the debug kernel's build when it
-	# is not built yet: one at a time then.
-	par_stock=$KIW_VM_PARALLEL
-	[ "$NEED_DEBUG" = 0 ] || [ -f "$("$KIW_TOP/scripts/debug-kernel.sh" --print)/.done" ] ||
-		par_stock=1
-	for key in "${keys[@]}"; do
-		# shellcheck disable=SC2086
-		set -- ${group[$key]}
-		n=$#
-		par=$KIW_VM_PARALLEL
-		[[ $key == debug* ]] || par=$par_stock
-		boots=$(( (n + KIW_VM_BATCH - 1) / KIW_VM_BATCH ))
-		[ "$boots" -ge "$par" ] || boots=$par
-		[ "$boots" -le "$n" ] || boots=$n
-		local load=() count=() member=()
-		for ((i = 0; i < boots; i++)); do load[i]=0 count[i]=0 member[i]=; done
-		# Longest first, each onto the least loaded boot with room.
-		tests=$(for t in "$@"; do
-			name=$(basename "$t" .sh)
-			echo "$(expected "$name" "$(test_timeout "$t")") $t"
-		done | sort -k1,1 -rn -k2,2)
-		while read -r w t; do
-			best=
-			for ((i = 0; i < boots; i++)); do
-				[ "${count[i]}" -lt "$KIW_VM_BATCH" ] || continue
-				[ -z "$best" ] || [ "${load[i]}" -lt "${load[best]}" ] ||
-					{ [ "${load[i]}" = "${load[best]}" ] &&
-					  [ "${count[i]}" -lt "${count[best]}" ]; } || continue
-				best=$i
-			done
-			load[best]=$((load[best] + w + 1)) count[best]=$((count[best] + 1))
-			member[best]+=" $t"
-		done <<<"$tests"
-		# In each boot, KUnit first, then by name: the order is stable.
-		for ((i = 0; i < boots; i++)); do
-			[ -n "${member[i]}" ] || continue
-			BATCH_KEYS+=("$key")
-			BATCH_TESTS+=("$(for t in ${member[i]}; do
-				[ "$t" = "$KUNIT_SCRIPT" ] && echo "0 $t" || echo "1 $t"
-			done | sort | cut -d' ' -f2 | tr '\n' ' ')")
-		done
-	done
+	done <<<"$plan"
 }
+
+# test_timeout SCRIPT: its timeout= (the plan's).
+test_timeout() { echo "${TEST_TIMEOUT[$1]}"; }
 
 # The scripts of the boot being reported: name -> "" (not begun), "running",
 # "done"; and, per script, its guest time and guest CPU time ("user|sys").
@@ -665,6 +574,7 @@ static_stock() {
 	checkpatch
 	conformance
 	bench_report
+	plan_test
 }
 
 # dkms_build RELEASE KDIR NAME: DKMS builds kiw for the kernel, as "make
@@ -733,6 +643,18 @@ bench_report() {
 		pass "static: make bench's report (scripts/bench/report_test.py)"
 	else
 		fail "static: make bench's report: scripts/bench/report_test.py failed"
+		tail -n 30 <<<"$out" | diag
+	fi
+}
+
+# The plan of the VM tests' boots (scripts/checkplan.py) on made-up
+# headers and times: bad headers fail, the boots are balanced and full.
+plan_test() {
+	local out
+	if out=$(python3 "$KIW_TOP/scripts/checkplan_test.py" 2>&1); then
+		pass "static: make check's plan of the VM tests (scripts/checkplan_test.py)"
+	else
+		fail "static: make check's plan of the VM tests: scripts/checkplan_test.py failed"
 		tail -n 30 <<<"$out" | diag
 	fi
 }
@@ -897,15 +819,14 @@ report() {
 }
 
 # save_times: the guest time of every VM test that ran to its end, for the
-# next run's plan (plan_batches).
+# next run's plan (scripts/checkplan.py).
 save_times() {
 	local row secs name
 	for row in "${TEST_ROWS[@]}"; do
 		IFS='|' read -r secs name _ <<<"$row"
-		LAST_TIME[$name]=$secs
-	done
-	for name in "${!LAST_TIME[@]}"; do echo "${LAST_TIME[$name]} $name"; done |
-		sort -k2 > "$TIMES_FILE.tmp" && mv "$TIMES_FILE.tmp" "$TIMES_FILE"
+		echo "$secs $name"
+	done | python3 "$KIW_TOP/scripts/checkplan.py" save-times --out "$TIMES_FILE" \
+		--times "$TIMES_SEED" --times "$TIMES_FILE"
 }
 
 summary() {
@@ -921,10 +842,7 @@ summary() {
 }
 
 ! want kunit || NEED_DEBUG=1
-if want vm; then
-	select_tests
-	plan_batches
-fi
+! want vm || plan_vm
 echo "# kiw make check: $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
 phase deps deps
 phase kernels kernels
