@@ -459,7 +459,7 @@ kernels() {
 # mostly waiting on the network), their images for their VM tests. They are
 # fetched in the background from the kernels phase on, beside the stock
 # kernel's phases; other_kernels_ready waits for them and reports. What was
-# found cached is listed in OTHER_WARM, for the cold projection (budget).
+# found cached is listed in OTHER_WARM, for the cold projection (report).
 declare -A OTHER_KDIR=() OTHER_REL=()
 OTHER_WARM=() OTHER_PID= OTHER_DIR=$LOGS/other-kernels
 other_kernels_start() {
@@ -713,109 +713,23 @@ kunit() {
 
 # --- the report ---------------------------------------------------------------
 
-# The CI budget (Documentation/testing.rst, "Time budget"): .ci/run on a
-# fresh 2-core machine must end within KIW_BUDGET seconds, cold caches
-# included; a VM test should take at most KIW_TEST_TARGET seconds of guest
-# time on the debug kernel.
-KIW_BUDGET=${KIW_BUDGET:-2700}
-KIW_TEST_TARGET=${KIW_TEST_TARGET:-60}
-# What a cold run pays on top of a warm one, besides the debug kernel's
-# build: Debian packages, the stock kernel's download, linux-source's
-# unpacking, siw's build (estimated: a cold run was never measured whole).
-KIW_COLD_EXTRA=${KIW_COLD_EXTRA:-300}
-# Debian's other kernels, cold (measured on 2026-11-27 on a loaded 2-core
-# host, Documentation/testing.rst): 6.1's image, 7.2's lists and image,
-# 7.2's sid chroot (debootstrap). They are fetched beside the debug
-# kernel's build; a warm run that found them cached adds them here.
-declare -A KIW_COLD_OTHER=([6.1-image]=16 [6.1-kdir]=0 [7.2-image]=85
-			   [7.2-kdir]=340)
-# The hard limit of the CI job (a cold run on 2 cores), beside the
-# project's own budget above.
-KIW_CI_LIMIT=${KIW_CI_LIMIT:-4500}
-# The debug kernel's build on an idle 2-core machine: wall and CPU seconds
-# (measured: Documentation/testing.rst).
-KIW_DEBUG_BUILD_WALL=${KIW_DEBUG_BUILD_WALL:-840}
-KIW_DEBUG_BUILD_CPU=${KIW_DEBUG_BUILD_CPU:-1590}
-
-# budget TOTAL CPU: the projected time of a cold CI run. Only a full run
-# (no --only/--test) projects.
-budget() {
-	local total=$1 cpu=$2 row name wall stock=0 post=0 side cold build pct low item other=0
-	[ -z "$only" ] || return 0
-	for item in "${OTHER_WARM[@]}"; do other=$((other + ${KIW_COLD_OTHER[$item]:-0})); done
-	if [ "$BUILT_DEBUG" = 1 ]; then
-		# This was a cold run, but for the packages.
-		cold=$((total + KIW_COLD_EXTRA + other))
-		echo "# budget: this run built the debug kernel: a cold run ~$cold s" \
-		     "(+ ~$KIW_COLD_EXTRA s of packages and downloads, + ~$other s for" \
-		     "the other kernels' downloads and chroot this run found cached)"
-	else
-		# Cold: the build runs beside the stock kernel's phases, so it
-		# replaces them on the critical path when it takes longer.
-		# So do the other kernels' phases after them; their fetches
-		# (background, from the kernels phase on) overlap the stock
-		# kernel's phases too, and delay the others only when longer.
-		for row in "${PHASE_ROWS[@]}"; do
-			IFS='|' read -r name wall _ <<<"$row"
-			case "$name" in
-			kernels|*"(stock kernel)"*) stock=$((stock + wall)) ;;
-			*"(other Debian kernels)"*) post=$((post + wall)) ;;
-			esac
-		done
-		side=$(( (stock > other ? stock : other) + post ))
-		build=$KIW_DEBUG_BUILD_WALL
-		[ "$build" -gt "$side" ] || build=$side
-		cold=$((total - stock - post + build + KIW_COLD_EXTRA))
-		echo "# budget: warm run $total s; cold, the debug kernel's build" \
-		     "(~$KIW_DEBUG_BUILD_WALL s on 2 idle cores) overlaps the phases of Debian's" \
-		     "kernels ($((stock + post)) s here; ~$side s cold, with ~$other s of 6.1's and" \
-		     "7.2's downloads and chroot this run found cached), plus ~$KIW_COLD_EXTRA s" \
-		     "of packages: ~$cold s"
-	fi
-	low=$(( (cpu + (BUILT_DEBUG == 1 ? 0 : KIW_DEBUG_BUILD_CPU)) / 2 ))
-	pct=$((cold * 100 / KIW_BUDGET))
-	echo "# budget: ~$pct% of the $KIW_BUDGET s CI budget (CPU: $cpu s here$(
-		[ "$BUILT_DEBUG" = 1 ] || echo " + $KIW_DEBUG_BUILD_CPU s for the build"): at least $low s on 2 cores)"
-	[ "$pct" -lt 85 ] ||
-		echo "# WARNING: the projected cold run is at $pct% of the CI budget: see Documentation/testing.rst, \"Time budget\""
-	echo "# budget: ~$((cold * 100 / KIW_CI_LIMIT))% of the CI job's hard limit ($KIW_CI_LIMIT s, cold, 2 cores)"
-}
-
+# report TOTAL CPU: the time report (scripts/checkplan.py report): the
+# wall and CPU time of every phase, boot and VM test; and, of a full run
+# (no --only/--test), the projected time of a cold CI run against its
+# budget (KIW_BUDGET, KIW_CI_LIMIT...: Documentation/testing.rst, "Time
+# budget").
 report() {
-	local row name wall cpu n kernel scripts tests secs boot tmo note total=$1 tcpu=$2
-	echo "# ===== time report (wall: elapsed; CPU: user + system of all processes)"
-	printf '# %-34s %7s %7s\n' phase wall CPU
-	for row in "${PHASE_ROWS[@]}"; do
-		IFS='|' read -r name wall cpu <<<"$row"
-		printf '# %-34s %6ss %6ss\n' "$name" "$wall" "$cpu"
-	done
-	[ -z "$DEBUG_BUILD_WALL" ] ||
-		printf '# %-34s %6ss %6ss\n' "(debug kernel build, background)" "$DEBUG_BUILD_WALL" "${DEBUG_BUILD_CPU:-?}"
-	printf '# %-34s %6ss %6ss\n' total "$total" "$tcpu"
-	if [ ${#BOOT_ROWS[@]} -gt 0 ]; then
-		echo "# boots: wall, QEMU's CPU, the scripts' guest time (the rest: build, boot, kmemleak scans)"
-		printf '# %-6s %-6s %7s %7s %8s %6s\n' boot kernel wall CPU scripts tests
-		for row in "${BOOT_ROWS[@]}"; do
-			IFS='|' read -r n kernel wall cpu scripts tests <<<"$row"
-			printf '# %-6s %-6s %6ss %6ss %7ss %6s\n' "$n" "$kernel" "$wall" "$cpu" "$scripts" "$tests"
-		done
-	fi
-	if [ ${#TEST_ROWS[@]} -gt 0 ]; then
-		echo "# VM tests, slowest first: guest seconds (cleanup included); guest CPU"
-		echo "# seconds in user space and in the kernel (two CPUs: the rest of twice the"
-		echo "# seconds is idle, waiting); against the ${KIW_TEST_TARGET} s target and the test's timeout="
-		printf '# %8s %7s %7s  %-24s %-6s %4s %8s\n' seconds user sys test kernel boot timeout
-		printf '%s\n' "${TEST_ROWS[@]}" | sort -t'|' -k1,1 -rn |
-		while IFS='|' read -r secs name kernel boot tmo user sys; do
-			note=
-			[ "${secs%.*}" -lt "$KIW_TEST_TARGET" ] || note="  over the ${KIW_TEST_TARGET} s target"
-			[ $(( ${secs%.*} * 2 )) -lt "$tmo" ] || note+="  over half its timeout"
-			printf '# %8s %7s %7s  %-24s %-6s %4s %7ss%s\n' "$secs" "$user" "$sys" \
-				"$name" "$kernel" "$boot" "$tmo" "$note"
-		done
-	fi
-	[ -z "${KIW_LONG:-}" ] || [ "$KIW_LONG" = 0 ] || echo "# KIW_LONG=$KIW_LONG: the tests ran their long variants"
-	budget "$total" "$tcpu"
+	local row item args=(--total "$1" --cpu "$2")
+	[ -z "$only" ] || args+=(--partial)
+	[ "$BUILT_DEBUG" != 1 ] || args+=(--built-debug)
+	[ -z "$DEBUG_BUILD_WALL" ] || args+=(--debug-build "$DEBUG_BUILD_WALL" "${DEBUG_BUILD_CPU:-}")
+	{
+		for row in "${PHASE_ROWS[@]}"; do echo "phase $row"; done
+		for row in "${BOOT_ROWS[@]}"; do echo "boot $row"; done
+		for row in "${TEST_ROWS[@]}"; do echo "test $row"; done
+		for item in "${OTHER_WARM[@]}"; do echo "warm $item"; done
+	} | python3 "$KIW_TOP/scripts/checkplan.py" report --long="${KIW_LONG:-}" "${args[@]}" ||
+		echo "# the time report failed (scripts/checkplan.py report)"
 }
 
 # save_times: the guest time of every VM test that ran to its end, for the

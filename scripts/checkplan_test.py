@@ -211,6 +211,69 @@ class Boots(Tree):
         self.assertEqual(p.boots[1], ("debug default no", [k]))
 
 
+class Report(unittest.TestCase):
+    PHASES = [["deps", "3", "1"], ["kernels", "20", "5"],
+              ["static (stock kernel)", "80", "150"],
+              ["VM tests (stock kernel)", "600", "700"],
+              ["VM tests (other Debian kernels)", "100", "90"],
+              ["VM tests (debug kernel)", "1300", "2500"]]
+
+    def lim(self, **kw):
+        return checkplan.limits(kw)
+
+    def test_warm_run_projects_the_build(self):
+        out = checkplan.report(2103, 3446, {"phase": self.PHASES}, self.lim())
+        # kernels and stock 700 + other 100: the 840 s build replaces
+        # them, + 300 s: 2103 - 800 + 840 + 300
+        self.assertIn("# budget: warm run 2103 s; cold, the debug kernel's "
+                      "build (~840 s on 2 idle cores) overlaps the phases of "
+                      "Debian's kernels (800 s here; ~800 s cold, with ~0 s "
+                      "of 6.1's and 7.2's downloads and chroot this run "
+                      "found cached), plus ~300 s of packages: ~2443 s", out)
+        self.assertIn("# budget: ~90% of the 2700 s CI budget (CPU: 3446 s "
+                      "here + 1590 s for the build: at least 2518 s on 2 "
+                      "cores)", out)
+        self.assertTrue(any(line.startswith("# WARNING") for line in out))
+        self.assertEqual(out[-1], "# budget: ~54% of the CI job's hard "
+                         "limit (4500 s, cold, 2 cores)")
+
+    def test_cold_run_and_cached_kernels(self):
+        out = checkplan.report(2000, 3000, {"phase": self.PHASES,
+                                            "warm": [["7.2-kdir"]]},
+                               self.lim(), debug_build=("900", ""),
+                               built_debug=True)
+        self.assertIn("# %-34s %6ss %6ss" % ("(debug kernel build, "
+                                            "background)", 900, "?"), out)
+        self.assertIn("# budget: this run built the debug kernel: a cold run "
+                      "~2640 s (+ ~300 s of packages and downloads, + ~340 s "
+                      "for the other kernels' downloads and chroot this run "
+                      "found cached)", out)
+        self.assertIn("# budget: ~97% of the 2700 s CI budget (CPU: 3000 s "
+                      "here: at least 1500 s on 2 cores)", out)
+
+    def test_partial_run_does_not_project(self):
+        out = checkplan.report(100, 50, {"phase": self.PHASES[:2]},
+                               self.lim(), full=False, long_="1")
+        self.assertFalse(any("budget" in line for line in out))
+        self.assertEqual(out[-1], "# KIW_LONG=1: the tests ran their long "
+                         "variants")
+        out = checkplan.report(100, 50, {}, self.lim(), full=False,
+                               long_="0")
+        self.assertEqual(out[-1], "# %-34s %6ss %6ss" % ("total", 100, 50))
+
+    def test_tests_slowest_first(self):
+        rows = {"test": [["9.5", "a", "stock", "1", "18", "1", "2"],
+                         ["61.0", "b", "debug", "2", "600", "?", "?"],
+                         ["9.5", "c", "stock", "1", "300", "1", "2"]]}
+        out = checkplan.report(100, 50, rows, self.lim(KIW_TEST_TARGET="60"),
+                               full=False)
+        tests = [line for line in out if line.startswith("#  ")]
+        self.assertEqual([t.split()[4] for t in tests[1:]], ["b", "c", "a"])
+        self.assertTrue(tests[1].endswith("600s  over the 60 s target"))
+        self.assertTrue(tests[3].endswith("18s  over half its timeout"))
+        self.assertTrue(tests[2].endswith("300s"))
+
+
 class Main(Tree):
     def run_main(self, *args):
         out = io.StringIO()
