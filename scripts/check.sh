@@ -38,6 +38,7 @@ set -euo pipefail
 # is not).
 shopt -s lastpipe
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/tap.sh"
 
 only= test=
 while [ $# -gt 0 ]; do
@@ -52,14 +53,14 @@ want() { [ -z "$only" ] || [ "$only" = "$1" ]; }
 
 LOGS=$KIW_TOP/build/logs
 mkdir -p "$LOGS"
-N=0 PASSED=0 FAILED=0 SKIPPED=0
 START=$(kiw_now)
 
 # --- TAP bookkeeping --------------------------------------------------------
 
-pass() { N=$((N + 1)); PASSED=$((PASSED + 1)); echo "ok $N - $*"; }
-fail() { N=$((N + 1)); FAILED=$((FAILED + 1)); echo "not ok $N - $*"; }
-skipped() { N=$((N + 1)); SKIPPED=$((SKIPPED + 1)); echo "ok $N - $* # SKIP"; }
+# (scripts/tap.sh prints and counts: KIW_TAP_N, KIW_TAP_FAILED...)
+pass() { tap_ok "$@"; }
+fail() { tap_not_ok "$@"; }
+skipped() { tap_skip "$*"; }
 diag() { sed 's/^/# /'; }
 
 # relay PREFIX: renumber the TAP on stdin into this stream. The producer
@@ -308,9 +309,9 @@ boot_report() {
 # kunit_results LOG: the KUnit cases of a boot that ran guest/kunit.sh,
 # from its console log (scripts/kunit.sh --parse).
 kunit_results() {
-	local failed_before=$FAILED
+	local failed_before=$KIW_TAP_FAILED
 	with_status "$KIW_TOP/scripts/kunit.sh" --parse "$1" | relay ""
-	if [ "${RELAY_STATUS:-255}" != 0 ] && [ "$FAILED" = "$failed_before" ]; then
+	if [ "${RELAY_STATUS:-255}" != 0 ] && [ "$KIW_TAP_FAILED" = "$failed_before" ]; then
 		fail "kunit: scripts/kunit.sh --parse $1 failed (status ${RELAY_STATUS:-none})"
 	fi
 }
@@ -381,11 +382,11 @@ vm_other() {
 # in two VMs joined by a virtio-net link: one TAP line for each check of
 # each guest and one for each VM's kernel (scripts/vm-pair.sh).
 vm_pair() {
-	local failed_before=$FAILED
+	local failed_before=$KIW_TAP_FAILED
 	other_kernels_ready
 	with_status "$KIW_TOP/scripts/vm-pair.sh" --server 6.1 --client 7.2 |
 		relay "vmpair: "
-	if [ "${RELAY_STATUS:-255}" != 0 ] && [ "$FAILED" = "$failed_before" ]; then
+	if [ "${RELAY_STATUS:-255}" != 0 ] && [ "$KIW_TAP_FAILED" = "$failed_before" ]; then
 		fail "vmpair: scripts/vm-pair.sh failed (status ${RELAY_STATUS:-none})"
 	fi
 }
@@ -605,10 +606,10 @@ static_other() {
 			fail "static: W=1 build and sparse (C=2) against Debian's $k: no headers (see the kernel: lines above)"
 			continue
 		fi
-		failed_before=$FAILED
+		failed_before=$KIW_TAP_FAILED
 		static_build "$rel" "${OTHER_KDIR[$k]}" \
 			"W=1 build and sparse (C=2) against Debian's $k ($rel): no warnings"
-		if [ "$FAILED" = "$failed_before" ]; then
+		if [ "$KIW_TAP_FAILED" = "$failed_before" ]; then
 			dkms_build "$rel" "${OTHER_KDIR[$k]}" "Debian's $k"
 			continue
 		fi
@@ -698,7 +699,7 @@ checkpatch() {
 }
 
 kunit() {
-	local failed_before=$FAILED
+	local failed_before=$KIW_TAP_FAILED
 	if [ -z "$DEBUG_DIR" ]; then
 		fail "kunit: no debug kernel (see above)"
 		return
@@ -706,7 +707,7 @@ kunit() {
 	with_status "$KIW_TOP/scripts/kunit.sh" | relay ""
 	# kunit.sh reports every failure as a TAP line; if it died before it
 	# could, say so.
-	if [ "${RELAY_STATUS:-255}" != 0 ] && [ "$FAILED" = "$failed_before" ]; then
+	if [ "${RELAY_STATUS:-255}" != 0 ] && [ "$KIW_TAP_FAILED" = "$failed_before" ]; then
 		fail "kunit: scripts/kunit.sh failed (status ${RELAY_STATUS:-none})"
 	fi
 }
@@ -748,10 +749,10 @@ summary() {
 	[ ${#TEST_ROWS[@]} = 0 ] || save_times
 	cpu_now
 	report "$(( $(kiw_now) - START ))" "$CPU_NOW"
-	[ "$SKIPPED" = 0 ] || echo "# $SKIPPED skipped (not counted as passed)"
-	echo "1..$N"
-	echo "$PASSED passed, $FAILED failed"
-	if [ "$FAILED" = 0 ] && [ "$N" -gt 0 ]; then exit 0; fi
+	[ "$KIW_TAP_SKIPPED" = 0 ] || echo "# $KIW_TAP_SKIPPED skipped (not counted as passed)"
+	tap_end
+	tap_tally
+	if [ "$KIW_TAP_FAILED" = 0 ] && [ "$KIW_TAP_N" -gt 0 ]; then exit 0; fi
 	exit 1
 }
 
