@@ -155,19 +155,20 @@ phase() {
 
 # --- the VM tests and their boots -------------------------------------------
 
-# The plan (scripts/checkplan.py: the tests' headers, the batches and how
-# the scripts are spread over the boots, each script's timeout): read here
-# into TESTS_DIR's tests' needs, PAIR (the two-VM test runs), and the
-# boots, BATCH_KEYS[i] ("kernel mem siw") running BATCH_TESTS[i] (their
-# paths, space-separated). KIW_VM_BATCH: scripts per boot (default 12; 1
-# boots once per test); KIW_VM_PARALLEL: boots at a time (default 1; .ci/run
-# sets 2, the CI machine's cores: each QEMU runs on one host thread), and
-# the least number of boots of a group. The expected times that balance
-# the boots: build/logs/vm-times (the last run here), else
-# scripts/vm-times.seed (a full run's, committed, so that a clean clone
-# such as CI's plans as well). Every debug boot costs ~45 s of boot and
-# kmemleak scans: the default batch gives CI's 22 debug scripts two boots,
-# one per core.
+# The plan of the VM tests (plan_vm): scripts/checkplan.py reads the
+# headers of TESTS_DIR's tests, batches them and spreads them over the
+# boots; this script keeps what they need (NEED_STOCK, NEED_DEBUG,
+# NEED_OTHER, PAIR: the two-VM test runs), each script's timeout
+# (TEST_TIMEOUT) and the boots, BATCH_KEYS[i] ("kernel mem siw") running
+# BATCH_TESTS[i] (their paths, space-separated). KIW_VM_BATCH: scripts per
+# boot (default 12; 1 boots once per test); KIW_VM_PARALLEL: boots at a
+# time (default 1; .ci/run sets 2, the CI machine's cores: each QEMU runs
+# on one host thread), and the least number of boots of a group. The
+# expected times that balance the boots: build/logs/vm-times (the last run
+# here), else scripts/vm-times.seed (a full run's, committed, so that a
+# clean clone such as CI's plans as well). Every debug boot costs ~45 s of
+# boot and kmemleak scans: the default batch gives CI's 22 debug scripts
+# two boots, one per core.
 TESTS_DIR=${KIW_TESTS:-$KIW_TOP/scripts/tests}
 PAIR=0
 KIW_VM_BATCH=${KIW_VM_BATCH:-12}
@@ -193,7 +194,7 @@ plan_vm() {
 		--batch="$KIW_VM_BATCH" --parallel="$KIW_VM_PARALLEL" \
 		--debug-kernel="$KIW_TOP/scripts/debug-kernel.sh" \
 		--times="$TIMES_SEED" --times="$TIMES_FILE" "${args[@]}") ||
-		kiw_die "scripts/checkplan.py plan failed"
+		{ fail "vm: no plan: scripts/checkplan.py plan failed (status $?)"; plan=; }
 	while read -r what rest; do
 		case "$what" in
 		fail) fail "$rest" ;;
