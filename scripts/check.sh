@@ -9,7 +9,8 @@
 #           the debug kernel; checkpatch.pl
 #           --strict on every .c/.h, zero errors, warnings and checks; the
 #           conformance matrix up to date (scripts/conformance.sh --check);
-#           make bench's report and targets (scripts/bench/report_test.py)
+#           make bench's report and targets (scripts/bench/report_test.py);
+#           the plan of the VM tests' boots (scripts/checkplan_test.py)
 #   kunit   kiw's KUnit suites in the debug kernel (scripts/kunit.sh)
 #   vm      the VM tests scripts/tests/*.sh (--test NAME: only NAME.sh), and
 #           kiw between two VMs on Debian's 6.1 and 7.2 over a virtio-net
@@ -37,6 +38,7 @@ set -euo pipefail
 # is not).
 shopt -s lastpipe
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/tap.sh"
 
 only= test=
 while [ $# -gt 0 ]; do
@@ -51,14 +53,14 @@ want() { [ -z "$only" ] || [ "$only" = "$1" ]; }
 
 LOGS=$KIW_TOP/build/logs
 mkdir -p "$LOGS"
-N=0 PASSED=0 FAILED=0 SKIPPED=0
 START=$(kiw_now)
 
 # --- TAP bookkeeping --------------------------------------------------------
 
-pass() { N=$((N + 1)); PASSED=$((PASSED + 1)); echo "ok $N - $*"; }
-fail() { N=$((N + 1)); FAILED=$((FAILED + 1)); echo "not ok $N - $*"; }
-skipped() { N=$((N + 1)); SKIPPED=$((SKIPPED + 1)); echo "ok $N - $* # SKIP"; }
+# (scripts/tap.sh prints and counts: KIW_TAP_N, KIW_TAP_FAILED...)
+pass() { tap_ok "$@"; }
+fail() { tap_not_ok "$@"; }
+skipped() { tap_skip "$*"; }
 diag() { sed 's/^/# /'; }
 
 # relay PREFIX: renumber the TAP on stdin into this stream. The producer
@@ -153,44 +155,22 @@ phase() {
 
 # --- the VM tests and their boots -------------------------------------------
 
+# The plan of the VM tests (plan_vm): scripts/checkplan.py reads the
+# headers of TESTS_DIR's tests, batches them and spreads them over the
+# boots; this script keeps what they need (NEED_STOCK, NEED_DEBUG,
+# NEED_OTHER, PAIR: the two-VM test runs), each script's timeout
+# (TEST_TIMEOUT) and the boots, BATCH_KEYS[i] ("kernel mem siw") running
+# BATCH_TESTS[i] (their paths, space-separated). KIW_VM_BATCH: scripts per
+# boot (default 12; 1 boots once per test); KIW_VM_PARALLEL: boots at a
+# time (default 1; .ci/run sets 2, the CI machine's cores: each QEMU runs
+# on one host thread), and the least number of boots of a group. The
+# expected times that balance the boots: build/logs/vm-times (the last run
+# here), else scripts/vm-times.seed (a full run's, committed, so that a
+# clean clone such as CI's plans as well). Every debug boot costs ~45 s of
+# boot and kmemleak scans: the default batch gives CI's 22 debug scripts
+# two boots, one per core.
 TESTS_DIR=${KIW_TESTS:-$KIW_TOP/scripts/tests}
-TESTS=() PAIR=0
-select_tests() {
-	if [ "$test" = vmpair ]; then
-		PAIR=1
-	elif [ -n "$test" ]; then
-		TESTS=("$TESTS_DIR/$test.sh")
-	else
-		TESTS=("$TESTS_DIR"/*.sh)
-		# (not with the harness's own test directory)
-		[ -n "${KIW_TESTS:-}" ] || PAIR=1
-	fi
-	# The two-VM test boots both of Debian's other kernels.
-	[ "$PAIR" = 0 ] || NEED_OTHER[6.1]=1 NEED_OTHER[7.2]=1
-}
-
-# The header of a test: "# kiw-vm: kernel=debug timeout=300 [mem=MB]
-# [siw=yes] [batch=alone]" (kernel: debug, the default, stock (Debian's
-# 6.12), 6.1 or 7.2 (scripts/kernel.sh); timeout:
-# seconds for the script; mem: guest memory, default 1024; siw=yes: the
-# test loads siw as a peer (stock and debug only); batch=alone: a boot
-# of its own, for a test that changes the guest for good or runs long).
-test_param() {
-	sed -n "s/^# kiw-vm:.*\\b$2=\\([^ ]*\\).*/\\1/p" "$1" | head -n 1
-}
-
-# Planning the boots. Tests with the same needs (kernel, guest memory, and
-# siw on the stock kernel) share a boot: a batch of at most KIW_VM_BATCH
-# scripts (default 12; 1 boots once per test); batch=alone gets a boot of
-# its own. A group gets at least KIW_VM_PARALLEL boots (default 1; .ci/run
-# sets 2, the CI machine's cores: each QEMU runs on one host thread), run
-# that many at a time, and its scripts are spread over them by their
-# expected time, longest first onto the least loaded boot. The expected
-# time of a test is its guest time in the last run here (build/logs/
-# vm-times), else in scripts/vm-times.seed (a full run's, committed, so
-# that a clean clone such as CI's plans as well), else a third of its
-# timeout. Every debug boot costs ~45 s of boot and kmemleak scans: the
-# default batch gives CI's 22 debug scripts two boots, one per core.
+PAIR=0
 KIW_VM_BATCH=${KIW_VM_BATCH:-12}
 KIW_VM_PARALLEL=${KIW_VM_PARALLEL:-1}
 # With both KUnit and debug VM tests to run, the KUnit suites run as the
@@ -201,110 +181,41 @@ KUNIT_SCRIPT=$KIW_TOP/scripts/guest/kunit.sh KUNIT_IN_VM=0 KUNIT_BOOT=
 TIMES_FILE=$LOGS/vm-times TIMES_SEED=$KIW_TOP/scripts/vm-times.seed
 BATCH_KEYS=() BATCH_TESTS=() NEED_STOCK=0 NEED_DEBUG=0
 # Debian's other kernels (scripts/kernel.sh) the VM tests ask for.
-declare -A NEED_OTHER=()
+declare -A NEED_OTHER=() TEST_TIMEOUT=()
 OTHER_KERNELS=$(for k in $KIW_KERNELS; do [ "$k" = stock ] || [ "$k" = debug ] || echo "$k"; done)
 
-# expected NAME TIMEOUT: the expected guest seconds of a test.
-declare -A LAST_TIME=()
-expected() {
-	local t=${LAST_TIME[$1]:-}
-	[ -n "$t" ] && echo "${t%.*}" || echo $(( $2 / 3 ))
-}
-
-# test_timeout SCRIPT: its timeout= (the KUnit script: 600 s).
-test_timeout() {
-	local t
-	[ "$1" != "$KUNIT_SCRIPT" ] || { echo 600; return; }
-	t=$(test_param "$1" timeout)
-	echo "${t:-300}"
-}
-
-plan_batches() {
-	local t kernel mem siw key name keys=() n boots i best tests w f par par_stock
-	local -A group=()
-	BATCH_KEYS=() BATCH_TESTS=()
-	for f in "$TIMES_SEED" "$TIMES_FILE"; do
-		[ -f "$f" ] || continue
-		while read -r w name; do
-			[[ $w == \#* ]] || LAST_TIME[$name]=$w
-		done < "$f"
-	done
-	for t in "${TESTS[@]}"; do
-		[ -f "$t" ] || { fail "vm: no such test: ${t#"$KIW_TOP"/}"; continue; }
-		kernel=$(test_param "$t" kernel)
-		mem=$(test_param "$t" mem)
-		siw=$(test_param "$t" siw)
-		case "${kernel:-debug}" in
-		stock) NEED_STOCK=1 ;;
-		debug) NEED_DEBUG=1; siw= ;; # the debug kernel has siw
-		*)
-			if [[ " $(echo $OTHER_KERNELS) " != *" $kernel "* ]]; then
-				fail "vm: ${t#"$KIW_TOP"/}: kernel=$kernel is not one of $KIW_KERNELS"
-				continue
-			fi
-			if [ "$siw" = yes ]; then
-				fail "vm: ${t#"$KIW_TOP"/}: siw=yes: there is no siw for kernel=$kernel (only stock and debug)"
-				continue
-			fi
-			NEED_OTHER[$kernel]=1 ;;
+plan_vm() {
+	local plan what rest kernel mem siw tests args=()
+	[ -n "$test" ] || [ -n "${KIW_TESTS:-}" ] || args+=(--with-pair)
+	[ "$NEED_DEBUG" = 0 ] || args+=(--need-debug)
+	! want kunit || [ "${KIW_KUNIT_ALONE:-0}" = 1 ] || args+=(--kunit "$KUNIT_SCRIPT")
+	plan=$(python3 "$KIW_TOP/scripts/checkplan.py" plan --top="$KIW_TOP" \
+		--tests-dir="$TESTS_DIR" --test="$test" --kernels="$KIW_KERNELS" \
+		--batch="$KIW_VM_BATCH" --parallel="$KIW_VM_PARALLEL" \
+		--debug-kernel="$KIW_TOP/scripts/debug-kernel.sh" \
+		--times="$TIMES_SEED" --times="$TIMES_FILE" "${args[@]}") ||
+		{ fail "vm: no plan: scripts/checkplan.py plan failed (status $?)"; plan=; }
+	while read -r what rest; do
+		case "$what" in
+		fail) fail "$rest" ;;
+		need)
+			case "$rest" in
+			stock) NEED_STOCK=1 ;;
+			debug) NEED_DEBUG=1 ;;
+			pair) PAIR=1 ;;
+			other\ *) NEED_OTHER[${rest#other }]=1 ;;
+			esac ;;
+		kunit-in-vm) KUNIT_IN_VM=1 ;;
+		timeout) TEST_TIMEOUT[${rest#* }]=${rest%% *} ;;
+		boot)
+			read -r kernel mem siw tests <<<"$rest"
+			BATCH_KEYS+=("$kernel $mem $siw") BATCH_TESTS+=("$tests") ;;
 		esac
-		key="${kernel:-debug} ${mem:-default} ${siw:-no}"
-		if [ "$(test_param "$t" batch)" = alone ]; then
-			BATCH_KEYS+=("$key") BATCH_TESTS+=("$t")
-			continue
-		fi
-		[ -n "${group[$key]:-}" ] || keys+=("$key")
-		group[$key]+=" $t"
-	done
-	if want kunit && [ "$NEED_DEBUG" = 1 ] && [ "${KIW_KUNIT_ALONE:-0}" != 1 ]; then
-		KUNIT_IN_VM=1
-		key="debug default no"
-		[ -n "${group[$key]:-}" ] || keys+=("$key")
-		group[$key]=" $KUNIT_SCRIPT${group[$key]:-}"
-	fi
-	# The stock kernel's boots run beside the debug kernel's build when it
-	# is not built yet: one at a time then.
-	par_stock=$KIW_VM_PARALLEL
-	[ "$NEED_DEBUG" = 0 ] || [ -f "$("$KIW_TOP/scripts/debug-kernel.sh" --print)/.done" ] ||
-		par_stock=1
-	for key in "${keys[@]}"; do
-		# shellcheck disable=SC2086
-		set -- ${group[$key]}
-		n=$#
-		par=$KIW_VM_PARALLEL
-		[[ $key == debug* ]] || par=$par_stock
-		boots=$(( (n + KIW_VM_BATCH - 1) / KIW_VM_BATCH ))
-		[ "$boots" -ge "$par" ] || boots=$par
-		[ "$boots" -le "$n" ] || boots=$n
-		local load=() count=() member=()
-		for ((i = 0; i < boots; i++)); do load[i]=0 count[i]=0 member[i]=; done
-		# Longest first, each onto the least loaded boot with room.
-		tests=$(for t in "$@"; do
-			name=$(basename "$t" .sh)
-			echo "$(expected "$name" "$(test_timeout "$t")") $t"
-		done | sort -k1,1 -rn -k2,2)
-		while read -r w t; do
-			best=
-			for ((i = 0; i < boots; i++)); do
-				[ "${count[i]}" -lt "$KIW_VM_BATCH" ] || continue
-				[ -z "$best" ] || [ "${load[i]}" -lt "${load[best]}" ] ||
-					{ [ "${load[i]}" = "${load[best]}" ] &&
-					  [ "${count[i]}" -lt "${count[best]}" ]; } || continue
-				best=$i
-			done
-			load[best]=$((load[best] + w + 1)) count[best]=$((count[best] + 1))
-			member[best]+=" $t"
-		done <<<"$tests"
-		# In each boot, KUnit first, then by name: the order is stable.
-		for ((i = 0; i < boots; i++)); do
-			[ -n "${member[i]}" ] || continue
-			BATCH_KEYS+=("$key")
-			BATCH_TESTS+=("$(for t in ${member[i]}; do
-				[ "$t" = "$KUNIT_SCRIPT" ] && echo "0 $t" || echo "1 $t"
-			done | sort | cut -d' ' -f2 | tr '\n' ' ')")
-		done
-	done
+	done <<<"$plan"
 }
+
+# test_timeout SCRIPT: its timeout= (the plan's).
+test_timeout() { echo "${TEST_TIMEOUT[$1]}"; }
 
 # The scripts of the boot being reported: name -> "" (not begun), "running",
 # "done"; and, per script, its guest time and guest CPU time ("user|sys").
@@ -399,9 +310,9 @@ boot_report() {
 # kunit_results LOG: the KUnit cases of a boot that ran guest/kunit.sh,
 # from its console log (scripts/kunit.sh --parse).
 kunit_results() {
-	local failed_before=$FAILED
+	local failed_before=$KIW_TAP_FAILED
 	with_status "$KIW_TOP/scripts/kunit.sh" --parse "$1" | relay ""
-	if [ "${RELAY_STATUS:-255}" != 0 ] && [ "$FAILED" = "$failed_before" ]; then
+	if [ "${RELAY_STATUS:-255}" != 0 ] && [ "$KIW_TAP_FAILED" = "$failed_before" ]; then
 		fail "kunit: scripts/kunit.sh --parse $1 failed (status ${RELAY_STATUS:-none})"
 	fi
 }
@@ -472,11 +383,11 @@ vm_other() {
 # in two VMs joined by a virtio-net link: one TAP line for each check of
 # each guest and one for each VM's kernel (scripts/vm-pair.sh).
 vm_pair() {
-	local failed_before=$FAILED
+	local failed_before=$KIW_TAP_FAILED
 	other_kernels_ready
 	with_status "$KIW_TOP/scripts/vm-pair.sh" --server 6.1 --client 7.2 |
 		relay "vmpair: "
-	if [ "${RELAY_STATUS:-255}" != 0 ] && [ "$FAILED" = "$failed_before" ]; then
+	if [ "${RELAY_STATUS:-255}" != 0 ] && [ "$KIW_TAP_FAILED" = "$failed_before" ]; then
 		fail "vmpair: scripts/vm-pair.sh failed (status ${RELAY_STATUS:-none})"
 	fi
 }
@@ -550,7 +461,7 @@ kernels() {
 # mostly waiting on the network), their images for their VM tests. They are
 # fetched in the background from the kernels phase on, beside the stock
 # kernel's phases; other_kernels_ready waits for them and reports. What was
-# found cached is listed in OTHER_WARM, for the cold projection (budget).
+# found cached is listed in OTHER_WARM, for the cold projection (report).
 declare -A OTHER_KDIR=() OTHER_REL=()
 OTHER_WARM=() OTHER_PID= OTHER_DIR=$LOGS/other-kernels
 other_kernels_start() {
@@ -665,6 +576,7 @@ static_stock() {
 	checkpatch
 	conformance
 	bench_report
+	plan_test
 }
 
 # dkms_build RELEASE KDIR NAME: DKMS builds kiw for the kernel, as "make
@@ -695,10 +607,10 @@ static_other() {
 			fail "static: W=1 build and sparse (C=2) against Debian's $k: no headers (see the kernel: lines above)"
 			continue
 		fi
-		failed_before=$FAILED
+		failed_before=$KIW_TAP_FAILED
 		static_build "$rel" "${OTHER_KDIR[$k]}" \
 			"W=1 build and sparse (C=2) against Debian's $k ($rel): no warnings"
-		if [ "$FAILED" = "$failed_before" ]; then
+		if [ "$KIW_TAP_FAILED" = "$failed_before" ]; then
 			dkms_build "$rel" "${OTHER_KDIR[$k]}" "Debian's $k"
 			continue
 		fi
@@ -733,6 +645,18 @@ bench_report() {
 		pass "static: make bench's report (scripts/bench/report_test.py)"
 	else
 		fail "static: make bench's report: scripts/bench/report_test.py failed"
+		tail -n 30 <<<"$out" | diag
+	fi
+}
+
+# The plan of the VM tests' boots (scripts/checkplan.py) on made-up
+# headers and times: bad headers fail, the boots are balanced and full.
+plan_test() {
+	local out
+	if out=$(python3 "$KIW_TOP/scripts/checkplan_test.py" 2>&1); then
+		pass "static: make check's plan of the VM tests (scripts/checkplan_test.py)"
+	else
+		fail "static: make check's plan of the VM tests: scripts/checkplan_test.py failed"
 		tail -n 30 <<<"$out" | diag
 	fi
 }
@@ -776,7 +700,7 @@ checkpatch() {
 }
 
 kunit() {
-	local failed_before=$FAILED
+	local failed_before=$KIW_TAP_FAILED
 	if [ -z "$DEBUG_DIR" ]; then
 		fail "kunit: no debug kernel (see above)"
 		return
@@ -784,128 +708,41 @@ kunit() {
 	with_status "$KIW_TOP/scripts/kunit.sh" | relay ""
 	# kunit.sh reports every failure as a TAP line; if it died before it
 	# could, say so.
-	if [ "${RELAY_STATUS:-255}" != 0 ] && [ "$FAILED" = "$failed_before" ]; then
+	if [ "${RELAY_STATUS:-255}" != 0 ] && [ "$KIW_TAP_FAILED" = "$failed_before" ]; then
 		fail "kunit: scripts/kunit.sh failed (status ${RELAY_STATUS:-none})"
 	fi
 }
 
 # --- the report ---------------------------------------------------------------
 
-# The CI budget (Documentation/testing.rst, "Time budget"): .ci/run on a
-# fresh 2-core machine must end within KIW_BUDGET seconds, cold caches
-# included; a VM test should take at most KIW_TEST_TARGET seconds of guest
-# time on the debug kernel.
-KIW_BUDGET=${KIW_BUDGET:-2700}
-KIW_TEST_TARGET=${KIW_TEST_TARGET:-60}
-# What a cold run pays on top of a warm one, besides the debug kernel's
-# build: Debian packages, the stock kernel's download, linux-source's
-# unpacking, siw's build (estimated: a cold run was never measured whole).
-KIW_COLD_EXTRA=${KIW_COLD_EXTRA:-300}
-# Debian's other kernels, cold (measured on 2026-11-27 on a loaded 2-core
-# host, Documentation/testing.rst): 6.1's image, 7.2's lists and image,
-# 7.2's sid chroot (debootstrap). They are fetched beside the debug
-# kernel's build; a warm run that found them cached adds them here.
-declare -A KIW_COLD_OTHER=([6.1-image]=16 [6.1-kdir]=0 [7.2-image]=85
-			   [7.2-kdir]=340)
-# The hard limit of the CI job (a cold run on 2 cores), beside the
-# project's own budget above.
-KIW_CI_LIMIT=${KIW_CI_LIMIT:-4500}
-# The debug kernel's build on an idle 2-core machine: wall and CPU seconds
-# (measured: Documentation/testing.rst).
-KIW_DEBUG_BUILD_WALL=${KIW_DEBUG_BUILD_WALL:-840}
-KIW_DEBUG_BUILD_CPU=${KIW_DEBUG_BUILD_CPU:-1590}
-
-# budget TOTAL CPU: the projected time of a cold CI run. Only a full run
-# (no --only/--test) projects.
-budget() {
-	local total=$1 cpu=$2 row name wall stock=0 post=0 side cold build pct low item other=0
-	[ -z "$only" ] || return 0
-	for item in "${OTHER_WARM[@]}"; do other=$((other + ${KIW_COLD_OTHER[$item]:-0})); done
-	if [ "$BUILT_DEBUG" = 1 ]; then
-		# This was a cold run, but for the packages.
-		cold=$((total + KIW_COLD_EXTRA + other))
-		echo "# budget: this run built the debug kernel: a cold run ~$cold s" \
-		     "(+ ~$KIW_COLD_EXTRA s of packages and downloads, + ~$other s for" \
-		     "the other kernels' downloads and chroot this run found cached)"
-	else
-		# Cold: the build runs beside the stock kernel's phases, so it
-		# replaces them on the critical path when it takes longer.
-		# So do the other kernels' phases after them; their fetches
-		# (background, from the kernels phase on) overlap the stock
-		# kernel's phases too, and delay the others only when longer.
-		for row in "${PHASE_ROWS[@]}"; do
-			IFS='|' read -r name wall _ <<<"$row"
-			case "$name" in
-			kernels|*"(stock kernel)"*) stock=$((stock + wall)) ;;
-			*"(other Debian kernels)"*) post=$((post + wall)) ;;
-			esac
-		done
-		side=$(( (stock > other ? stock : other) + post ))
-		build=$KIW_DEBUG_BUILD_WALL
-		[ "$build" -gt "$side" ] || build=$side
-		cold=$((total - stock - post + build + KIW_COLD_EXTRA))
-		echo "# budget: warm run $total s; cold, the debug kernel's build" \
-		     "(~$KIW_DEBUG_BUILD_WALL s on 2 idle cores) overlaps the phases of Debian's" \
-		     "kernels ($((stock + post)) s here; ~$side s cold, with ~$other s of 6.1's and" \
-		     "7.2's downloads and chroot this run found cached), plus ~$KIW_COLD_EXTRA s" \
-		     "of packages: ~$cold s"
-	fi
-	low=$(( (cpu + (BUILT_DEBUG == 1 ? 0 : KIW_DEBUG_BUILD_CPU)) / 2 ))
-	pct=$((cold * 100 / KIW_BUDGET))
-	echo "# budget: ~$pct% of the $KIW_BUDGET s CI budget (CPU: $cpu s here$(
-		[ "$BUILT_DEBUG" = 1 ] || echo " + $KIW_DEBUG_BUILD_CPU s for the build"): at least $low s on 2 cores)"
-	[ "$pct" -lt 85 ] ||
-		echo "# WARNING: the projected cold run is at $pct% of the CI budget: see Documentation/testing.rst, \"Time budget\""
-	echo "# budget: ~$((cold * 100 / KIW_CI_LIMIT))% of the CI job's hard limit ($KIW_CI_LIMIT s, cold, 2 cores)"
-}
-
+# report TOTAL CPU: the time report (scripts/checkplan.py report): the
+# wall and CPU time of every phase, boot and VM test; and, of a full run
+# (no --only/--test), the projected time of a cold CI run against its
+# budget (KIW_BUDGET, KIW_CI_LIMIT...: Documentation/testing.rst, "Time
+# budget").
 report() {
-	local row name wall cpu n kernel scripts tests secs boot tmo note total=$1 tcpu=$2
-	echo "# ===== time report (wall: elapsed; CPU: user + system of all processes)"
-	printf '# %-34s %7s %7s\n' phase wall CPU
-	for row in "${PHASE_ROWS[@]}"; do
-		IFS='|' read -r name wall cpu <<<"$row"
-		printf '# %-34s %6ss %6ss\n' "$name" "$wall" "$cpu"
-	done
-	[ -z "$DEBUG_BUILD_WALL" ] ||
-		printf '# %-34s %6ss %6ss\n' "(debug kernel build, background)" "$DEBUG_BUILD_WALL" "${DEBUG_BUILD_CPU:-?}"
-	printf '# %-34s %6ss %6ss\n' total "$total" "$tcpu"
-	if [ ${#BOOT_ROWS[@]} -gt 0 ]; then
-		echo "# boots: wall, QEMU's CPU, the scripts' guest time (the rest: build, boot, kmemleak scans)"
-		printf '# %-6s %-6s %7s %7s %8s %6s\n' boot kernel wall CPU scripts tests
-		for row in "${BOOT_ROWS[@]}"; do
-			IFS='|' read -r n kernel wall cpu scripts tests <<<"$row"
-			printf '# %-6s %-6s %6ss %6ss %7ss %6s\n' "$n" "$kernel" "$wall" "$cpu" "$scripts" "$tests"
-		done
-	fi
-	if [ ${#TEST_ROWS[@]} -gt 0 ]; then
-		echo "# VM tests, slowest first: guest seconds (cleanup included); guest CPU"
-		echo "# seconds in user space and in the kernel (two CPUs: the rest of twice the"
-		echo "# seconds is idle, waiting); against the ${KIW_TEST_TARGET} s target and the test's timeout="
-		printf '# %8s %7s %7s  %-24s %-6s %4s %8s\n' seconds user sys test kernel boot timeout
-		printf '%s\n' "${TEST_ROWS[@]}" | sort -t'|' -k1,1 -rn |
-		while IFS='|' read -r secs name kernel boot tmo user sys; do
-			note=
-			[ "${secs%.*}" -lt "$KIW_TEST_TARGET" ] || note="  over the ${KIW_TEST_TARGET} s target"
-			[ $(( ${secs%.*} * 2 )) -lt "$tmo" ] || note+="  over half its timeout"
-			printf '# %8s %7s %7s  %-24s %-6s %4s %7ss%s\n' "$secs" "$user" "$sys" \
-				"$name" "$kernel" "$boot" "$tmo" "$note"
-		done
-	fi
-	[ -z "${KIW_LONG:-}" ] || [ "$KIW_LONG" = 0 ] || echo "# KIW_LONG=$KIW_LONG: the tests ran their long variants"
-	budget "$total" "$tcpu"
+	local row item args=(--total "$1" --cpu "$2")
+	[ -z "$only" ] || args+=(--partial)
+	[ "$BUILT_DEBUG" != 1 ] || args+=(--built-debug)
+	[ -z "$DEBUG_BUILD_WALL" ] || args+=(--debug-build "$DEBUG_BUILD_WALL" "${DEBUG_BUILD_CPU:-}")
+	{
+		for row in "${PHASE_ROWS[@]}"; do echo "phase $row"; done
+		for row in "${BOOT_ROWS[@]}"; do echo "boot $row"; done
+		for row in "${TEST_ROWS[@]}"; do echo "test $row"; done
+		for item in "${OTHER_WARM[@]}"; do echo "warm $item"; done
+	} | python3 "$KIW_TOP/scripts/checkplan.py" report --long="${KIW_LONG:-}" "${args[@]}" ||
+		echo "# the time report failed (scripts/checkplan.py report)"
 }
 
 # save_times: the guest time of every VM test that ran to its end, for the
-# next run's plan (plan_batches).
+# next run's plan (scripts/checkplan.py).
 save_times() {
 	local row secs name
 	for row in "${TEST_ROWS[@]}"; do
 		IFS='|' read -r secs name _ <<<"$row"
-		LAST_TIME[$name]=$secs
-	done
-	for name in "${!LAST_TIME[@]}"; do echo "${LAST_TIME[$name]} $name"; done |
-		sort -k2 > "$TIMES_FILE.tmp" && mv "$TIMES_FILE.tmp" "$TIMES_FILE"
+		echo "$secs $name"
+	done | python3 "$KIW_TOP/scripts/checkplan.py" save-times --out "$TIMES_FILE" \
+		--times "$TIMES_SEED" --times "$TIMES_FILE"
 }
 
 summary() {
@@ -913,18 +750,15 @@ summary() {
 	[ ${#TEST_ROWS[@]} = 0 ] || save_times
 	cpu_now
 	report "$(( $(kiw_now) - START ))" "$CPU_NOW"
-	[ "$SKIPPED" = 0 ] || echo "# $SKIPPED skipped (not counted as passed)"
-	echo "1..$N"
-	echo "$PASSED passed, $FAILED failed"
-	if [ "$FAILED" = 0 ] && [ "$N" -gt 0 ]; then exit 0; fi
+	[ "$KIW_TAP_SKIPPED" = 0 ] || echo "# $KIW_TAP_SKIPPED skipped (not counted as passed)"
+	tap_end
+	tap_tally
+	if [ "$KIW_TAP_FAILED" = 0 ] && [ "$KIW_TAP_N" -gt 0 ]; then exit 0; fi
 	exit 1
 }
 
 ! want kunit || NEED_DEBUG=1
-if want vm; then
-	select_tests
-	plan_batches
-fi
+! want vm || plan_vm
 echo "# kiw make check: $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
 phase deps deps
 phase kernels kernels

@@ -15,6 +15,7 @@
 # failed or crashed, when no result appeared at all, or on a kernel report.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/tap.sh"
 
 src=$(kiw_linux_src)
 logs=$KIW_TOP/build/logs
@@ -40,13 +41,11 @@ if [ -f "$log" ]; then
 	sed -n '/KIW-KUNIT-BEGIN/,/KIW-KUNIT-END/p' "$log" | sed '1d;/KIW-KUNIT-END/d' > "$ktap"
 fi
 
-n=0 failed=0
-tap() { # tap ok|not_ok|skip DESC
-	n=$((n + 1))
+tap() { # tap ok|not_ok|skip DESC (scripts/tap.sh)
 	case "$1" in
-	ok)     echo "ok $n - $2" ;;
-	skip)   echo "ok $n - $2 # SKIP" ;;
-	*)      echo "not ok $n - $2"; failed=$((failed + 1)) ;;
+	ok)     tap_ok "$2" ;;
+	skip)   tap_skip "$2" ;;
+	*)      tap_not_ok "$2" ;;
 	esac
 }
 
@@ -77,10 +76,10 @@ if [ -s "$ktap" ] && grep -q 'KTAP version' "$ktap"; then
 		*)    tap not_ok "kunit: $name ($status)" ;;
 		esac
 	done <<<"$cases"
-	[ "$n" -gt 0 ] || tap not_ok "kunit: kunit.py found no test cases"
+	[ "$KIW_TAP_N" -gt 0 ] || tap not_ok "kunit: kunit.py found no test cases"
 	# kunit.py also fails a run for what no case shows (a suite's init, a
 	# missing plan): never let that pass silently.
-	if [ "$parse_rc" != 0 ] && [ "$failed" = 0 ]; then
+	if [ "$parse_rc" != 0 ] && [ "$KIW_TAP_FAILED" = 0 ]; then
 		tap not_ok "kunit: kunit.py parse reports a failure (see above)"
 	fi
 else
@@ -95,5 +94,5 @@ else
 	tap not_ok "kunit: the VM run failed (status $vmrc)"
 	sed 's/^/# /' "$logs/kunit-vm.out" | tail -n 80
 fi
-echo "1..$n"
-[ "$failed" = 0 ]
+tap_end
+[ "$KIW_TAP_FAILED" = 0 ]

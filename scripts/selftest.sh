@@ -17,6 +17,7 @@
 # Usage: scripts/selftest.sh [--debug] [--kernels]
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/tap.sh"
 
 debug=0 kernels=0
 for a in "$@"; do
@@ -30,7 +31,6 @@ done
 dir=$KIW_TOP/build/selftest
 rm -rf "$dir"
 mkdir -p "$dir"
-n=0 failed=0
 
 # expect NAME STATUS [GREP] <<< SCRIPT: vm.sh must exit with STATUS, and its
 # output must contain GREP.
@@ -39,12 +39,10 @@ expect() {
 	cat > "$dir/$name.sh"
 	KIW_VM_HOST_TIMEOUT=${HOST_TIMEOUT:-} "$KIW_TOP/scripts/vm.sh" --kernel "${KERNEL:-stock}" --no-kiw \
 		--timeout "${TIMEOUT:-60}" --script "$dir/$name.sh" > "$dir/$name.out" 2>&1 || rc=$?
-	n=$((n + 1))
 	if [ "$rc" = "$want" ] && { [ -z "$re" ] || grep -qE -- "$re" "$dir/$name.out"; }; then
-		echo "ok $n - $name: status $rc${re:+, output has \"$re\"}"
+		tap_ok "$name: status $rc${re:+, output has \"$re\"}"
 	else
-		failed=$((failed + 1))
-		echo "not ok $n - $name: status $rc, expected $want${re:+ and \"$re\"}"
+		tap_not_ok "$name: status $rc, expected $want${re:+ and \"$re\"}"
 		sed 's/^/# /' "$dir/$name.out" | tail -n 30
 	fi
 }
@@ -70,12 +68,10 @@ expect_batch() {
 	done
 	"${VM:-$KIW_TOP/scripts/vm.sh}" --kernel "${KERNEL:-stock}" --no-kiw \
 		--log "$KIW_TOP/build/logs/selftest-$name.log" "${args[@]}" > "$dir/$name.out" 2>&1 || rc=$?
-	n=$((n + 1))
 	if [ "$rc" = "$want" ] && all_match "$re" "$dir/$name.out"; then
-		echo "ok $n - $name: status $rc, output has \"${re//$'\n'/\" and \"}\""
+		tap_ok "$name: status $rc, output has \"${re//$'\n'/\" and \"}\""
 	else
-		failed=$((failed + 1))
-		echo "not ok $n - $name: status $rc, expected $want and \"$re\""
+		tap_not_ok "$name: status $rc, expected $want and \"$re\""
 		sed 's/^/# /' "$dir/$name.out" | tail -n 40
 	fi
 }
@@ -85,12 +81,10 @@ expect_kunit() {
 	local name=$1 want=$2 re=$3 rc=0
 	cat > "$dir/$name.log"
 	"$KIW_TOP/scripts/kunit.sh" --parse "$dir/$name.log" > "$dir/$name.out" 2>&1 || rc=$?
-	n=$((n + 1))
 	if [ "$rc" = "$want" ] && all_match "$re" "$dir/$name.out"; then
-		echo "ok $n - $name: status $rc, output has \"${re//$'\n'/\" and \"}\""
+		tap_ok "$name: status $rc, output has \"${re//$'\n'/\" and \"}\""
 	else
-		failed=$((failed + 1))
-		echo "not ok $n - $name: status $rc, expected $want and \"$re\""
+		tap_not_ok "$name: status $rc, expected $want and \"$re\""
 		sed 's/^/# /' "$dir/$name.out" | tail -n 30
 	fi
 }
@@ -217,8 +211,7 @@ VM=$tmptree/scripts/vm.sh expect_batch tmp_tree 0 \
 	$'KIW-TEST-END tmp_second exit=0 \nok 3 - /tmp was fresh again' \
 	"$tmptree/t/tmp_first.sh" "$tmptree/t/tmp_second.sh"
 if [ -e "$tmptree/t/guest-wrote" ]; then
-	n=$((n + 1)) failed=$((failed + 1))
-	echo "not ok $n - tmp_tree: the guest wrote into the host's tree"
+	tap_not_ok "tmp_tree: the guest wrote into the host's tree"
 fi
 
 # check.sh itself, on a directory of two stock-kernel tests in one boot: a
@@ -245,14 +238,12 @@ EOF2
 rc=0
 KIW_VM_PARALLEL=1 KIW_LONG=1 KIW_TESTS=$dir/checktests "$KIW_TOP/scripts/check.sh" --only vm \
 	> "$dir/check.out" 2>&1 || rc=$?
-n=$((n + 1))
 want_lines=$'^ok [0-9]+ - t_mixed: a check that cannot run here # SKIP\n^not ok [0-9]+ - t_mixed: a check that fails\n^not ok [0-9]+ - t_mixed: script exited 1\n^ok [0-9]+ - t_long: KIW_LONG=1 reached the guest\n^ok [0-9]+ - boot 1 \\(stock kernel: t_long, t_mixed\\): the kernel stayed clean\n^# 1 skipped \\(not counted as passed\\)\n^# VM tests, slowest first'
 if [ "$rc" = 1 ] && all_match "$want_lines" "$dir/check.out" &&
    [ "$(tail -n 1 "$dir/check.out")" = "5 passed, 2 failed" ]; then
-	echo "ok $n - check_sh: skips apart, failures counted, KIW_LONG passed on, last line \"5 passed, 2 failed\""
+	tap_ok "check_sh: skips apart, failures counted, KIW_LONG passed on, last line \"5 passed, 2 failed\""
 else
-	failed=$((failed + 1))
-	echo "not ok $n - check_sh: status $rc (expected 1), last line \"$(tail -n 1 "$dir/check.out")\" (expected \"5 passed, 2 failed\")"
+	tap_not_ok "check_sh: status $rc (expected 1), last line \"$(tail -n 1 "$dir/check.out")\" (expected \"5 passed, 2 failed\")"
 	sed 's/^/# /' "$dir/check.out" | tail -n 60
 fi
 
@@ -305,6 +296,6 @@ EOF2
 		loader leaker loader
 fi
 
-echo "1..$n"
-echo "$((n - failed)) passed, $failed failed"
-[ "$failed" = 0 ]
+tap_end
+tap_tally
+[ "$KIW_TAP_FAILED" = 0 ]

@@ -18,6 +18,7 @@
 # status 0 when every check passed. Console logs: build/logs/vmpair-*.log.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/tap.sh"
 
 server=6.1 client=7.2
 while [ $# -gt 0 ]; do
@@ -99,7 +100,6 @@ wait "$spid" 2>/dev/null || true
 [ -z "$cpid" ] || wait "$cpid" 2>/dev/null || true
 spid= cpid=
 
-N=0 FAILED=0
 # merge ROLE KERNEL: a guest's TAP, renumbered into this stream, then the
 # line for its VM.
 merge() {
@@ -108,9 +108,12 @@ merge() {
 	if [ -f "$dir/$role.out" ]; then
 		while IFS= read -r line; do
 			if [[ $line =~ $re ]]; then
-				N=$((N + 1))
-				[ -z "${BASH_REMATCH[1]}" ] || FAILED=$((FAILED + 1))
-				echo "${BASH_REMATCH[1]}ok $N - $role $kernel: ${BASH_REMATCH[3]}"
+				# (a skip stays a "# SKIP" in the description)
+				if [ -z "${BASH_REMATCH[1]}" ]; then
+					tap_ok "$role $kernel: ${BASH_REMATCH[3]}"
+				else
+					tap_not_ok "$role $kernel: ${BASH_REMATCH[3]}"
+				fi
 			elif [[ $line =~ ^[0-9]+\.\.[0-9]+ ]]; then
 				:
 			elif [[ $line == \#* ]]; then
@@ -120,22 +123,18 @@ merge() {
 			fi
 		done < "$dir/$role.out"
 	fi
-	N=$((N + 1))
 	rc=$(cat "$dir/$role.rc" 2>/dev/null || echo none)
 	if [ "$rc" = 0 ]; then
-		echo "ok $N - $role VM ($kernel kernel): pair.sh passed, the kernel stayed clean"
+		tap_ok "$role VM ($kernel kernel): pair.sh passed, the kernel stayed clean"
+	elif [ "$rc" = none ]; then
+		tap_not_ok "$role VM ($kernel kernel): not run (the server's VM did not start)"
 	else
-		FAILED=$((FAILED + 1))
-		if [ "$rc" = none ]; then
-			echo "not ok $N - $role VM ($kernel kernel): not run (the server's VM did not start)"
-		else
-			echo "not ok $N - $role VM ($kernel kernel): scripts/vm.sh failed with status $rc"
-		fi
+		tap_not_ok "$role VM ($kernel kernel): scripts/vm.sh failed with status $rc"
 	fi
 	[ ! -s "$dir/$role.err" ] || sed 's/^/# /' "$dir/$role.err"
 }
 merge server "$server"
 merge client "$client"
-echo "1..$N"
-echo "# $((N - FAILED)) passed, $FAILED failed ($(kiw_since "$start"))"
-[ "$FAILED" = 0 ]
+tap_end
+tap_tally "# " " ($(kiw_since "$start"))"
+[ "$KIW_TAP_FAILED" = 0 ]

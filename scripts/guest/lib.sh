@@ -20,10 +20,8 @@
 # pair (veth-a in a, veth-b in b; 10.77.0.1/24 + fd77::1/64 and
 # 10.77.0.2/24 + fd77::2/64), one kiw device each (kiw_a, kiw_b).
 
-KIW_TAP_N=0
-KIW_TAP_FAILED=0
-KIW_TAP_SKIPPED=0
-KIW_TAP_PLAN=
+# The TAP lines and their counts (KIW_TAP_N...): scripts/tap.sh, the host's.
+. "$KIW_TOP/scripts/tap.sh"
 KIW_TAP_DONE=0
 
 diag() {
@@ -31,21 +29,8 @@ diag() {
 	printf '%s\n' "$@" | while IFS= read -r line; do printf '# %s\n' "$line"; done
 }
 
-tap_plan() {
-	KIW_TAP_PLAN=$1
-	echo "1..$1"
-}
-
-ok() {
-	KIW_TAP_N=$((KIW_TAP_N + 1))
-	echo "ok $KIW_TAP_N - $*"
-}
-
-not_ok() {
-	KIW_TAP_N=$((KIW_TAP_N + 1))
-	KIW_TAP_FAILED=$((KIW_TAP_FAILED + 1))
-	echo "not ok $KIW_TAP_N - $*"
-}
+ok() { tap_ok "$@"; }
+not_ok() { tap_not_ok "$@"; }
 
 # tap_py SCRIPT ARGS...: run a Python check script of scripts/tests/ and
 # relay what it reports, one TAP line per "PASS desc" or "FAIL desc" line;
@@ -67,11 +52,7 @@ tap_py() {
 }
 
 # skip "desc" "reason": reported as skipped, never as passed.
-skip() {
-	KIW_TAP_N=$((KIW_TAP_N + 1))
-	KIW_TAP_SKIPPED=$((KIW_TAP_SKIPPED + 1))
-	echo "ok $KIW_TAP_N - $1 # SKIP ${2:-}"
-}
+skip() { tap_skip "$1" "${2:-}"; }
 
 # _kiw_timed FUNCTION "desc" ARGS...: run a check, say how long it took when
 # that was long (or always, with KIW_TAP_TIMES=1).
@@ -227,8 +208,8 @@ tap_done() {
 	if [ -n "$KIW_TAP_PLAN" ] && [ "$ran" != "$KIW_TAP_PLAN" ]; then
 		not_ok "planned $KIW_TAP_PLAN checks, ran $ran"
 	fi
-	[ -n "$KIW_TAP_PLAN" ] || echo "1..$KIW_TAP_N"
-	echo "# $((KIW_TAP_N - KIW_TAP_FAILED - KIW_TAP_SKIPPED)) passed, $KIW_TAP_FAILED failed, $KIW_TAP_SKIPPED skipped"
+	tap_end
+	tap_tally "# " ", $KIW_TAP_SKIPPED skipped"
 	[ "$KIW_TAP_FAILED" = 0 ]
 }
 
