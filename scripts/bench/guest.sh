@@ -393,6 +393,17 @@ kmem_grown() {
 		     END { print "" }'
 }
 
+# slab_shrink: give every slab cache's empty slabs back to the page
+# allocator (SLUB's /sys/kernel/slab/*/shrink), so that a stack measured
+# after another does not look cheaper by filling the slabs the other one
+# emptied.
+slab_shrink() {
+	local f
+	for f in /sys/kernel/slab/*/shrink; do
+		echo 1 > "$f" 2>/dev/null || :
+	done
+}
+
 # kmem_settled: kmem once it stops moving (two readings a second apart
 # within 64 KiB; at most 10 s): freeing work queued by the teardown ends.
 kmem_settled() {
@@ -450,6 +461,7 @@ m_mem() {
 	[ "$n" = 1000 ] && EXTRA=("$tag/ok|FAILED|conns" "$tag/leak|FAILED|KiB"
 		"$tag/tol|FAILED|KiB" "$tag/unload|FAILED|ok")
 	sleep 1
+	slab_shrink
 	before=$(kmem_settled) parts0=$(kmem_parts)
 	kmem_detail "$OUT/kmem.0"
 	end=$(( $(date +%s) + lim ))
