@@ -4,13 +4,13 @@
  * sk_data_ready and sk_write_space from the connection manager when MPA
  * completes, and gives them back before the socket is released.
  *
- * Callbacks are switched with sk->sk_callback_lock held for writing, each
- * pointer stored with WRITE_ONCE() since TCP calls them without the lock
- * (the same rule as kiw_sock_install()), and ours run with it held for
- * reading, so once kiw_llp_detach() has put the old ones back, no call of
- * ours is still under way or can start: a call that read the pointer
- * before the switch finds, under the lock, that it is no longer
- * installed, and passes the event on to the one that is.
+ * The switch is kiw_sock_switch()'s (kiw_sock.c: under
+ * sk->sk_callback_lock held for writing, each pointer stored with
+ * WRITE_ONCE()), and ours run with the lock held for reading, so once
+ * kiw_llp_detach() has put the old ones back, no call of ours is still
+ * under way or can start: a call that read the pointer before the switch
+ * finds, under the lock, that it is no longer installed, and passes the
+ * event on to the one that is.
  */
 #include <linux/tcp.h>
 #include <linux/workqueue.h>
@@ -67,6 +67,11 @@ static void kiw_llp_write_space(struct sock *sk)
 		other(sk);
 }
 
+static const struct kiw_sock_cbs kiw_llp_cbs = {
+	.data_ready = kiw_llp_data_ready,
+	.write_space = kiw_llp_write_space,
+};
+
 int kiw_llp_attach(struct kiw_qp *qp, const struct kiw_llp_params *params)
 {
 	struct sock *sk = params->sock->sk;
@@ -84,12 +89,7 @@ int kiw_llp_attach(struct kiw_qp *qp, const struct kiw_llp_params *params)
 	/* Latency first, as siw (RFC 5044 Appendix A.2, MPA-AL-7). */
 	tcp_sock_set_nodelay(sk);
 
-	write_lock_bh(&sk->sk_callback_lock);
-	qp->rx.saved_data_ready = sk->sk_data_ready;
-	qp->tx.saved_write_space = sk->sk_write_space;
-	WRITE_ONCE(sk->sk_data_ready, kiw_llp_data_ready);
-	WRITE_ONCE(sk->sk_write_space, kiw_llp_write_space);
-	write_unlock_bh(&sk->sk_callback_lock);
+	kiw_sock_switch(params->sock, &kiw_llp_cbs, &qp->llp_saved);
 
 	/* FPDUs that came with the Reply, or before the switch. */
 	lock_sock(sk);
@@ -109,15 +109,10 @@ int kiw_llp_attach(struct kiw_qp *qp, const struct kiw_llp_params *params)
 void kiw_llp_detach(struct kiw_qp *qp)
 {
 	struct socket *sock = qp->rx.sock;
-	struct sock *sk;
 
 	if (!sock)
 		return;
-	sk = sock->sk;
-	write_lock_bh(&sk->sk_callback_lock);
-	WRITE_ONCE(sk->sk_data_ready, qp->rx.saved_data_ready);
-	WRITE_ONCE(sk->sk_write_space, qp->tx.saved_write_space);
-	write_unlock_bh(&sk->sk_callback_lock);
+	kiw_sock_switch(sock, &qp->llp_saved, NULL);
 
 	/* Nothing queues these any more; wait for what runs. */
 	cancel_work_sync(&qp->rx.work);

@@ -60,6 +60,7 @@
 #include "kiw.h"
 #include "kiw_cq.h"
 #include "kiw_ring.h"
+#include "kiw_sock.h"
 #include "kiw_rx.h"
 #include "kiw_tx.h"
 #include "kiw_wqe.h"
@@ -170,6 +171,8 @@ struct kiw_qp {
 
 	struct kiw_tx tx;		/* owned by the data path (kiw_tx.h) */
 	struct kiw_rx rx;		/* owned by the data path (kiw_rx.h) */
+	/* The CM's callbacks, while the data path has the socket (kiw_llp.c). */
+	struct kiw_sock_cbs llp_saved;
 };
 
 static inline struct kiw_qp *to_kiw_qp(struct ib_qp *qp)

@@ -113,7 +113,6 @@ struct kiw_rx {
 
 	/* Attachment (kiw_llp.c): set before the callbacks are switched. */
 	struct socket *sock;
-	void (*saved_data_ready)(struct sock *sk);
 	struct work_struct work;	/* the rest beyond a budget */
 };
 

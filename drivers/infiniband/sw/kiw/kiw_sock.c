@@ -79,40 +79,85 @@ int kiw_sock_bind(struct socket *sock, const struct sockaddr_storage *addr,
 }
 
 /*
+ * The one place kiw switches a socket's callbacks: every switch (the
+ * connection manager's install and restore below, the data path's
+ * hand-over in kiw_llp.c) is made here, under sk_callback_lock held for
+ * writing, each pointer stored with WRITE_ONCE(), since TCP calls the
+ * callbacks without the lock and may load a pointer while it changes.
+ * kiw's callbacks read sk_user_data and check that they are still the
+ * installed ones under the read lock, so once a switch returns, none of
+ * the callbacks it replaced is still running or can start.
+ */
+static void kiw_sock_switch_locked(struct sock *sk,
+				   const struct kiw_sock_cbs *to,
+				   struct kiw_sock_cbs *saved)
+{
+	lockdep_assert_held_write(&sk->sk_callback_lock);
+	if (saved)
+		memset(saved, 0, sizeof(*saved));
+	if (to->data_ready) {
+		if (saved)
+			saved->data_ready = sk->sk_data_ready;
+		WRITE_ONCE(sk->sk_data_ready, to->data_ready);
+	}
+	if (to->state_change) {
+		if (saved)
+			saved->state_change = sk->sk_state_change;
+		WRITE_ONCE(sk->sk_state_change, to->state_change);
+	}
+	if (to->write_space) {
+		if (saved)
+			saved->write_space = sk->sk_write_space;
+		WRITE_ONCE(sk->sk_write_space, to->write_space);
+	}
+}
+
+/**
+ * kiw_sock_switch - switch some of a socket's callbacks
+ * @sock: the socket
+ * @to: the callbacks to install; NULL members are left alone
+ * @saved: if not NULL, gets what was replaced (NULL for the others), for a
+ *	later kiw_sock_switch(sock, saved, NULL) to put back
+ */
+void kiw_sock_switch(struct socket *sock, const struct kiw_sock_cbs *to,
+		     struct kiw_sock_cbs *saved)
+{
+	struct sock *sk = sock->sk;
+
+	write_lock_bh(&sk->sk_callback_lock);
+	kiw_sock_switch_locked(sk, to, saved);
+	write_unlock_bh(&sk->sk_callback_lock);
+}
+
+/*
  * Point the socket's callbacks at kiw and its sk_user_data at @user, saving
- * what was there. @state_change may be NULL (left alone). The callbacks
- * read sk_user_data under read_lock_bh(&sk->sk_callback_lock); this writes
- * it under the write lock, so a callback sees either the old or the new
- * pair. SK_USER_DATA_NOCOPY keeps a listener's pointer out of the sockets
- * TCP clones from it for new connections.
- *
- * One rule for every switch, here and in kiw_llp.c: under the write lock,
- * each pointer stored with WRITE_ONCE(), since TCP calls the callbacks
- * without the lock and may load a pointer while it changes.
+ * what was there. @state_change may be NULL (left alone). A callback sees
+ * either the old or the new pair of callback and user data.
+ * SK_USER_DATA_NOCOPY keeps a listener's pointer out of the sockets TCP
+ * clones from it for new connections.
  */
 void kiw_sock_install(struct socket *sock, void *user,
 		      void (*data_ready)(struct sock *sk),
 		      void (*state_change)(struct sock *sk),
 		      struct kiw_sock_cbs *saved)
 {
+	const struct kiw_sock_cbs to = {
+		.data_ready = data_ready,
+		.state_change = state_change,
+	};
 	struct sock *sk = sock->sk;
 
 	write_lock_bh(&sk->sk_callback_lock);
-	saved->data_ready = sk->sk_data_ready;
-	saved->state_change = sk->sk_state_change;
 	WRITE_ONCE(sk->sk_user_data,
 		   (void *)((uintptr_t)user | SK_USER_DATA_NOCOPY));
-	WRITE_ONCE(sk->sk_data_ready, data_ready);
-	if (state_change)
-		WRITE_ONCE(sk->sk_state_change, state_change);
+	kiw_sock_switch_locked(sk, &to, saved);
 	write_unlock_bh(&sk->sk_callback_lock);
 }
 
 /*
  * Put back what kiw_sock_install() saved and clear sk_user_data; nothing
  * if nothing was installed (@saved all zero). Once this returns, no kiw
- * callback still looks at the socket's user data: one that was running
- * held the read lock taken here for writing.
+ * callback still looks at the socket's user data.
  */
 void kiw_sock_restore(struct socket *sock, const struct kiw_sock_cbs *saved)
 {
@@ -122,8 +167,7 @@ void kiw_sock_restore(struct socket *sock, const struct kiw_sock_cbs *saved)
 		return;
 	write_lock_bh(&sk->sk_callback_lock);
 	WRITE_ONCE(sk->sk_user_data, NULL);
-	WRITE_ONCE(sk->sk_data_ready, saved->data_ready);
-	WRITE_ONCE(sk->sk_state_change, saved->state_change);
+	kiw_sock_switch_locked(sk, saved, NULL);
 	write_unlock_bh(&sk->sk_callback_lock);
 }
 

@@ -22,10 +22,14 @@
 
 struct net;
 
-/* Callbacks kiw replaced on a socket, to put back before it is released. */
+/*
+ * A socket's callbacks kiw switches (kiw_sock_switch()): those to install,
+ * or those a switch replaced, to put back. NULL: not switched.
+ */
 struct kiw_sock_cbs {
 	void (*data_ready)(struct sock *sk);
 	void (*state_change)(struct sock *sk);
+	void (*write_space)(struct sock *sk);
 };
 
 int kiw_sock_create(struct net *net, int family, struct socket **sockp);
@@ -38,6 +42,8 @@ void kiw_sock_install(struct socket *sock, void *user,
 		      void (*state_change)(struct sock *sk),
 		      struct kiw_sock_cbs *saved);
 void kiw_sock_restore(struct socket *sock, const struct kiw_sock_cbs *saved);
+void kiw_sock_switch(struct socket *sock, const struct kiw_sock_cbs *to,
+		     struct kiw_sock_cbs *saved);
 
 int kiw_sock_read(struct socket *sock, void *buf, size_t len);
 int kiw_sock_send(struct socket *sock, const void *buf, size_t len);

@@ -99,7 +99,6 @@ struct kiw_tx {
 	 */
 	struct socket *sock;
 	bool stop;		/* detaching: the work must not send (WRITE_ONCE) */
-	void (*saved_write_space)(struct sock *sk);
 
 	/* The connection, fixed from attach to detach. */
 	bool crc;
