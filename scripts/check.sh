@@ -10,7 +10,8 @@
 #           --strict on every .c/.h, zero errors, warnings and checks; the
 #           conformance matrix up to date (scripts/conformance.sh --check);
 #           make bench's report and targets (scripts/bench/report_test.py);
-#           the plan of the VM tests' boots (scripts/checkplan_test.py)
+#           the plan of the VM tests' boots (scripts/checkplan_test.py);
+#           the repeated-code check itself (scripts/dupes_test.py)
 #   kunit   kiw's KUnit suites in the debug kernel (scripts/kunit.sh)
 #   vm      the VM tests scripts/tests/*.sh (--test NAME: only NAME.sh), and
 #           kiw between two VMs on Debian's 6.1 and 7.2 over a virtio-net
@@ -577,6 +578,7 @@ static_stock() {
 	conformance
 	bench_report
 	plan_test
+	dupes_test
 }
 
 # dkms_build RELEASE KDIR NAME: DKMS builds kiw for the kernel, as "make
@@ -657,6 +659,19 @@ plan_test() {
 		pass "static: make check's plan of the VM tests (scripts/checkplan_test.py)"
 	else
 		fail "static: make check's plan of the VM tests: scripts/checkplan_test.py failed"
+		tail -n 30 <<<"$out" | diag
+	fi
+}
+
+# The repeated-code check (scripts/dupes.py) on made-up trees: a shared
+# run is found, a short one is not, comments do not count, --shape sees
+# renamed code. (Its findings on the tree are not a check yet.)
+dupes_test() {
+	local out
+	if out=$(python3 "$KIW_TOP/scripts/dupes_test.py" 2>&1); then
+		pass "static: the repeated-code check (scripts/dupes_test.py)"
+	else
+		fail "static: the repeated-code check: scripts/dupes_test.py failed"
 		tail -n 30 <<<"$out" | diag
 	fi
 }

@@ -752,12 +752,29 @@ perftest_ticks() {
 # would otherwise be most of what it samples), and is switched on through
 # its control fifo once the client moves data (perftest prints its column
 # header then; cmtime starts connecting at once).
+#
+# The steps below share profile_one's locals (bash's scoping is dynamic):
+# each says which it reads and which it sets.
 profile_one() {
 	local stack=$1 test=$2 secs=$3 data=$OUT/perf.data cli perf end _ack
-	local t0 t1 s0 s1 c0 c1 p0 p1 try running srv_cmd cli_cmd marker=
+	local t0 t1 s0 s1 c0 c1 p0 p1 running srv_cmd cli_cmd marker=
 	local run=$((secs * 5))
 	stack_use "$stack" || { say "profile: $stack: no devices"; return 1; }
 	PORT=$((PORT + 1))
+	profile_cmds || return 1
+	profile_perf_start || return 1
+	profile_client_start || return 1
+	profile_window
+	profile_stop
+	profile_summary
+	profile_reports
+	profile_folded
+}
+
+# profile_cmds: the server's and client's commands for test and run
+# (srv_cmd and cli_cmd, @P@ for the port) and marker, the client's line
+# that says it moves data (none: it does at once). 1 for an unknown test.
+profile_cmds() {
 	# A perftest run lasts five times the window: "sleep 8" in this guest
 	# took up to 23 s by its clock on a loaded host, and the window must
 	# fall inside the run.
@@ -780,6 +797,12 @@ profile_one() {
 		cli_cmd="cmtime -s $B4 -b $A4 -p @P@ -c 1000" ;;
 	*)	return 1 ;;
 	esac
+}
+
+# profile_perf_start: perf recording into data, its events off, started
+# and answering on its control fifo; sets perf (its pid). 1 (perf ended)
+# when it did not start.
+profile_perf_start() {
 	rm -f "$OUT/ctl" "$OUT/ack" "$data"
 	mkfifo "$OUT/ctl" "$OUT/ack"
 	perf record -a -g -e cpu-clock -F 999 -D -1 \
@@ -793,6 +816,14 @@ profile_one() {
 	echo disable > "$OUT/ctl"
 	read -r -t 900 _ack < "$OUT/ack" ||
 		{ say "profile: $stack: perf did not start"; kill -INT "$perf"; wait "$perf"; return 1; }
+}
+
+# profile_client_start: the server (SRV) and the client (cli, output in
+# $OUT/cli) of srv_cmd and cli_cmd, the client moving data (its marker
+# seen) unless three tries failed. 1 (perf ended) when the server did not
+# start.
+profile_client_start() {
+	local try
 	# perftest -R may crash when its client connects before its server
 	# listens (see perftest() above): three tries, each on a new port.
 	for try in 1 2 3; do
@@ -820,6 +851,13 @@ profile_one() {
 		}
 		break
 	done
+}
+
+# profile_window: perf on for the window (secs, or until cmtime ends),
+# then off; sets t0 t1 (its clock), s0 s1 (/proc/stat's cpu line), c0 c1
+# (the tools' ticks), p0 p1 (the link's packets) and running (the client
+# still running at its end: yes or no).
+profile_window() {
 	[ -z "$marker" ] || sleep 1
 	echo enable > "$OUT/ctl"
 	read -r -t 60 _ack < "$OUT/ack" || say "profile: no ack from perf"
@@ -841,6 +879,11 @@ profile_one() {
 	running=$(kill -0 "$cli" 2>/dev/null && echo yes || echo no)
 	echo disable > "$OUT/ctl"
 	read -r -t 60 _ack < "$OUT/ack" || say "profile: no ack from perf"
+}
+
+# profile_stop: perf, the client and the server ended; perf's log shown
+# when it wrote no data.
+profile_stop() {
 	kill -INT "$perf"
 	# (perf's status is that of its workload, killed by SIGINT)
 	wait "$perf"
@@ -849,6 +892,11 @@ profile_one() {
 	[ "$running" = no ] || [ -z "$marker" ] || kill "$cli" 2>/dev/null
 	wait "$cli"
 	server_stop
+}
+
+# profile_summary: the PROFILE-BEGIN line (the client's result) and the
+# window's time, ticks, packets and CPU use.
+profile_summary() {
 	echo "PROFILE-BEGIN $stack $test: $(awk '/^ *#bytes/ { h = 1; next }
 		h && $1 ~ /^[0-9]+$/ { print; exit }
 		/^connect *:/ { print "connect step:", $0 }' "$OUT/cli")"
@@ -864,6 +912,11 @@ profile_one() {
 		     END { if (t) printf "cpu: user %d%% system %d%% idle %d%% " \
 			"softirq %d%%\n", 100 * d[2] / t, 100 * d[4] / t,
 			100 * d[5] / t, 100 * d[8] / t }'
+}
+
+# profile_reports: perf report's views of data, each after its
+# PROFILE-... line, up to PROFILE-END.
+profile_reports() {
 	echo "PROFILE-BY-DSO $stack $test"
 	perf report -i "$data" --stdio --no-children --sort dso \
 		--percent-limit 0.5 -g none 2>/dev/null | grep -v '^#' | grep -v '^$'
@@ -891,8 +944,12 @@ profile_one() {
 		2>/dev/null | grep -v '^#' | grep -v '^$' |
 		awk '/^ +[0-9.]+%/ { keep = /\[k\]/ } keep' | head -n 600
 	echo "PROFILE-END $stack $test"
-	# Every sample's stack, folded (command-pid;outermost;...;innermost
-	# samples nanoseconds), for the host (the guest's files stay in the guest).
+}
+
+# profile_folded: every sample's stack, folded (command-pid;outermost;...;
+# innermost samples nanoseconds), for the host (the guest's files stay in
+# the guest).
+profile_folded() {
 	echo "PROFILE-FOLDED-BEGIN $stack $test"
 	# (weighed, as perf report does, by the period: nanoseconds)
 	perf script -i "$data" -F comm,pid,period,ip,sym 2>/dev/null |
