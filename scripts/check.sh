@@ -639,42 +639,32 @@ conformance() {
 	fi
 }
 
-# make bench's table and targets (scripts/bench/report.py) on made-up
-# results: every target can be met and missed, a failed run shows.
-bench_report() {
+# py_unit WHAT SCRIPT: one of the harness's Python unit tests (SCRIPT,
+# relative to the top) as one check.
+py_unit() {
 	local out
-	if out=$(python3 "$KIW_TOP/scripts/bench/report_test.py" 2>&1); then
-		pass "static: make bench's report (scripts/bench/report_test.py)"
+	if out=$(python3 "$KIW_TOP/$2" 2>&1); then
+		pass "static: $1 ($2)"
 	else
-		fail "static: make bench's report: scripts/bench/report_test.py failed"
+		fail "static: $1: $2 failed"
 		tail -n 30 <<<"$out" | diag
 	fi
 }
 
+# make bench's table and targets (scripts/bench/report.py) on made-up
+# results: every target can be met and missed, a failed run shows.
+bench_report() { py_unit "make bench's report" scripts/bench/report_test.py; }
+
 # The plan of the VM tests' boots (scripts/checkplan.py) on made-up
 # headers and times: bad headers fail, the boots are balanced and full.
 plan_test() {
-	local out
-	if out=$(python3 "$KIW_TOP/scripts/checkplan_test.py" 2>&1); then
-		pass "static: make check's plan of the VM tests (scripts/checkplan_test.py)"
-	else
-		fail "static: make check's plan of the VM tests: scripts/checkplan_test.py failed"
-		tail -n 30 <<<"$out" | diag
-	fi
+	py_unit "make check's plan of the VM tests" scripts/checkplan_test.py
 }
 
 # The repeated-code check (scripts/dupes.py) on made-up trees: a shared
 # run is found, a short one is not, comments do not count, --shape sees
 # renamed code. (Its findings on the tree are not a check yet.)
-dupes_test() {
-	local out
-	if out=$(python3 "$KIW_TOP/scripts/dupes_test.py" 2>&1); then
-		pass "static: the repeated-code check (scripts/dupes_test.py)"
-	else
-		fail "static: the repeated-code check: scripts/dupes_test.py failed"
-		tail -n 30 <<<"$out" | diag
-	fi
-}
+dupes_test() { py_unit "the repeated-code check" scripts/dupes_test.py; }
 
 # The debug kernel has KUnit, so this also covers kunit/.
 static_debug() {
