@@ -161,6 +161,7 @@ static unsigned int kiw_tx_join(u8 *dst, const struct bio_vec *bv, int nr)
 
 struct kiw_tx_ctx {
 	struct kiw_fpdu_tx *tx;
+	struct kiw_mpa_marker *mk;	/* room for any FPDU's markers */
 	struct bio_vec *out;
 	u8 *hdr;		/* ULPDU_Length slot + header */
 	u8 *pay;		/* payload, physically contiguous */
@@ -177,10 +178,9 @@ static struct kiw_tx_ctx *kiw_tx_ctx(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, c);
 	c->tx = kunit_kzalloc(test, sizeof(*c->tx), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, c->tx);
-	c->tx->mk_max = KIW_FPDU_MAX_MARKERS;
-	c->tx->mk = kunit_kcalloc(test, c->tx->mk_max, sizeof(*c->tx->mk),
-				  GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, c->tx->mk);
+	c->mk = kunit_kcalloc(test, KIW_FPDU_MAX_MARKERS, sizeof(*c->mk),
+			      GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, c->mk);
 	c->out = kunit_kcalloc(test, KIW_FPDU_TX_MAX_VEC(4), sizeof(*c->out),
 			       GFP_KERNEL);
 	c->hdr = kunit_kzalloc(test, 64, GFP_KERNEL);
@@ -207,6 +207,7 @@ static unsigned int kiw_tx_build(struct kunit *test, struct kiw_tx_ctx *c,
 	struct kiw_fpdu_tx_desc d = {
 		.start = start, .markers = markers, .crc = crc,
 		.hdr = c->hdr, .hdr_len = hlen,
+		.mk = c->mk, .mk_max = KIW_FPDU_MAX_MARKERS,
 	};
 	unsigned int cut1 = plen / 3, cut2 = plen / 3 * 2;
 	struct bio_vec src[3];
@@ -388,6 +389,7 @@ static void kiw_tx_errors_test(struct kunit *test)
 	struct kiw_fpdu_tx_desc d = {
 		.start = 0, .markers = true, .crc = true, .hdr = c->hdr,
 		.hdr_len = 18, .src = &src, .nr_src = 1,
+		.mk = c->mk, .mk_max = KIW_FPDU_MAX_MARKERS,
 	};
 	int nr;
 
@@ -399,16 +401,16 @@ static void kiw_tx_errors_test(struct kunit *test)
 			-ENOSPC);
 	KUNIT_EXPECT_EQ(test, kiw_fpdu_build(c->tx, &d, c->out, 0), -ENOSPC);
 	/* Marker room for one fewer than the FPDU needs: refused whole. */
-	c->tx->mk_max = c->tx->lay.nr_markers - 1;
+	d.mk_max = c->tx->lay.nr_markers - 1;
 	KUNIT_EXPECT_EQ(test, kiw_fpdu_build(c->tx, &d, c->out, nr), -ENOSPC);
 	KUNIT_EXPECT_EQ(test, kiw_fpdu_build_linear(c->tx, &d, c->lin, 70000),
 			-ENOSPC);
 	/* No room at all: fine without markers. */
-	c->tx->mk_max = 0;
+	d.mk_max = 0;
 	d.markers = false;
 	KUNIT_EXPECT_GT(test, kiw_fpdu_build(c->tx, &d, c->out, nr), 0);
 	d.markers = true;
-	c->tx->mk_max = KIW_FPDU_MAX_MARKERS;
+	d.mk_max = KIW_FPDU_MAX_MARKERS;
 	bvec_set_virt(&src, c->pay, 64768 - 17);
 	KUNIT_EXPECT_EQ(test, kiw_fpdu_build(c->tx, &d, c->out, 300),
 			-EMSGSIZE);

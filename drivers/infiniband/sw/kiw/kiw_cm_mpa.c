@@ -125,8 +125,6 @@ static void kiw_cep_send_mpa_term(struct kiw_cep *cep, enum kiw_mpa_err e)
 	t = kzalloc(sizeof(*t), GFP_KERNEL);
 	if (!t)
 		return;		/* the connection is reset without it */
-	t->ftx.mk = t->mk;
-	t->ftx.mk_max = ARRAY_SIZE(t->mk);
 	h = t->hdr + KIW_MPA_ULPDU_LEN_SIZE;
 	kiw_ddp_build_untagged((struct kiw_ddp_untagged_hdr *)h,
 			       kiw_rdmap_ctrl(KIW_RDMAP_TERMINATE), 0,
@@ -135,6 +133,8 @@ static void kiw_cep_send_mpa_term(struct kiw_cep *cep, enum kiw_mpa_err e)
 				   (h + KIW_DDP_HDR_MAX_LEN), term, NULL, 0, 0);
 	d.hdr = t->hdr;
 	d.hdr_len = KIW_DDP_HDR_MAX_LEN + len;
+	d.mk = t->mk;
+	d.mk_max = ARRAY_SIZE(t->mk);
 	n = kiw_fpdu_build_linear(&t->ftx, &d, t->wire, sizeof(t->wire));
 	if (!WARN_ON_ONCE(n < 0) &&
 	    !kiw_sock_send(cep->sock, t->wire, n)) {

@@ -265,16 +265,20 @@ unsigned int kiw_seg_plan_next(struct kiw_seg_plan *p, unsigned int wire_len);
 
 /*
  * Two ways to put an FPDU out: kiw_fpdu_build() describes it as vectors
- * over the caller's header, the payload pages and the markers and trailer
- * in struct kiw_fpdu_tx (zero copy; the CRC is one read of the payload);
+ * over the caller's header, the payload pages, the caller's marker room
+ * and the trailer in struct kiw_fpdu_tx (zero copy; the CRC is one read
+ * of the payload);
  * kiw_fpdu_build_linear() writes it into one buffer, copying the payload
  * and computing the CRC over the copy in the same pass.
  *
  * One FPDU to build. @hdr holds KIW_MPA_ULPDU_LEN_SIZE octets the builder
  * fills with ULPDU_Length, then @hdr_len octets of DDP (and RDMAP) header.
  * The payload is @src: pages, or kernel memory through bvec_set_virt().
- * @hdr and the struct kiw_fpdu_tx must be in the kernel's linear mapping
- * (kmalloc, not the stack or vmalloc): the vectors point into them.
+ * The markers go to @mk, room for @mk_max of them: none for a connection
+ * without markers, KIW_FPDU_MAX_MARKERS for any FPDU; an FPDU needing
+ * more is refused. @hdr, @mk and the struct kiw_fpdu_tx must be in the
+ * kernel's linear mapping (kmalloc, not the stack or vmalloc): the
+ * vectors point into them.
  */
 struct kiw_fpdu_tx_desc {
 	u32 start;		/* stream offset of the FPDU */
@@ -284,20 +288,19 @@ struct kiw_fpdu_tx_desc {
 	unsigned int hdr_len;
 	const struct bio_vec *src;
 	unsigned int nr_src;
+	struct kiw_mpa_marker *mk;
+	unsigned int mk_max;
 };
 
 /*
- * Builder output besides the vectors, and the octets they point into.
- * The markers go to @mk, room for @mk_max of them the caller provides (in
- * the linear mapping too): none for a connection without markers,
- * KIW_FPDU_MAX_MARKERS for any FPDU. An FPDU needing more is refused.
+ * Builder output besides the vectors, and the trailer octets they point
+ * into. No pointer: a batch keeps 16 of these beside their headers in one
+ * 2 KiB allocation (kiw_tx_batch.h).
  */
 struct kiw_fpdu_tx {
 	struct kiw_fpdu_layout lay;
 	u32 crc;		/* the CRC value sent */
 	u8 trailer[3 + KIW_MPA_CRC_SIZE];	/* PAD, then CRC */
-	unsigned int mk_max;
-	struct kiw_mpa_marker *mk;
 };
 
 /* Room the output vectors need for @nr_src payload and @nr_mk markers. */

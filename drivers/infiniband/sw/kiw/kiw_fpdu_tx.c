@@ -131,6 +131,7 @@ EXPORT_SYMBOL_IF_KUNIT(kiw_seg_plan_next);
  */
 struct kiw_fpdu_emit {
 	struct kiw_fpdu_tx *tx;
+	struct kiw_mpa_marker *mk_room;	/* the descriptor's @mk */
 	struct bio_vec *out;
 	unsigned int nr;
 	unsigned int max;
@@ -192,7 +193,7 @@ static unsigned int kiw_fpdu_emit_room(struct kiw_fpdu_emit *e,
 	at = kiw_fpdu_marker_pos(lay, e->mk);
 	if (e->pos < at)
 		return min(len, at - e->pos);
-	m = &e->tx->mk[e->mk];
+	m = &e->mk_room[e->mk];
 	m->rsvd = 0;
 	m->fpduptr = cpu_to_be16(kiw_fpdu_marker_ptr(lay, e->mk));
 	if (e->crc_on)
@@ -274,7 +275,7 @@ static int kiw_fpdu_emit_all(struct kiw_fpdu_emit *e,
 	rv = kiw_fpdu_layout(&tx->lay, d->start, ulpdu_len, d->markers);
 	if (rv)
 		return rv;
-	if (tx->lay.nr_markers > tx->mk_max)
+	if (tx->lay.nr_markers > d->mk_max)
 		return -ENOSPC;
 	if (e->lin && e->max < tx->lay.wire_len)
 		return -ENOSPC;
@@ -317,19 +318,19 @@ static int kiw_fpdu_emit_all(struct kiw_fpdu_emit *e,
  * Return: the number of vectors, -EMSGSIZE for a ULPDU above 64768
  * octets, -EINVAL for a misaligned start or memory outside the linear
  * mapping, -ENOSPC when @max_out is too small or the FPDU needs more
- * markers than @tx->mk_max.
+ * markers than @d->mk_max.
  */
 int kiw_fpdu_build(struct kiw_fpdu_tx *tx, const struct kiw_fpdu_tx_desc *d,
 		   struct bio_vec *out, unsigned int max_out)
 {
 	struct kiw_fpdu_emit e = {
-		.tx = tx, .out = out, .max = max_out,
+		.tx = tx, .mk_room = d->mk, .out = out, .max = max_out,
 		.markers = d->markers, .crc_on = d->crc, .crc = kiw_crc_init(),
 	};
 	int rv;
 
 	if (!virt_addr_valid(d->hdr) || !virt_addr_valid(tx) ||
-	    (tx->mk_max && !virt_addr_valid(tx->mk)))
+	    (d->mk_max && !virt_addr_valid(d->mk)))
 		return -EINVAL;
 	rv = kiw_fpdu_emit_all(&e, d);
 	if (rv)
@@ -353,14 +354,14 @@ EXPORT_SYMBOL_IF_KUNIT(kiw_fpdu_build);
  *
  * Return: the FPDU's length, -EMSGSIZE, -EINVAL (as kiw_fpdu_build()) or
  * -ENOSPC when it does not fit in @len octets or needs more markers than
- * @tx->mk_max.
+ * @d->mk_max.
  */
 int kiw_fpdu_build_linear(struct kiw_fpdu_tx *tx,
 			  const struct kiw_fpdu_tx_desc *d, u8 *buf,
 			  unsigned int len)
 {
 	struct kiw_fpdu_emit e = {
-		.tx = tx, .lin = buf, .max = len,
+		.tx = tx, .mk_room = d->mk, .lin = buf, .max = len,
 		.markers = d->markers, .crc_on = d->crc, .crc = kiw_crc_init(),
 	};
 	int rv = kiw_fpdu_emit_all(&e, d);

@@ -11,8 +11,12 @@
 
 #include "kiw_tx_batch.h"
 
-/* A batch without vectors (CRC: staged FPDUs) is one 2 KiB allocation. */
+/*
+ * A batch without vectors (CRC: staged FPDUs) is one 2 KiB allocation;
+ * its FPDUs' headers and trailers are another.
+ */
 static_assert(sizeof(struct kiw_txb) <= 2048);
+static_assert(KIW_TXB_FPDUS * sizeof(struct kiw_txb_fpdu) <= 2048);
 
 /**
  * kiw_txb_alloc - a batch and its spill buffer
@@ -24,7 +28,7 @@ static_assert(sizeof(struct kiw_txb) <= 2048);
 struct kiw_txb *kiw_txb_alloc(unsigned int spill, unsigned int flags)
 {
 	unsigned int mk = flags & KIW_TXB_MARKERS ? KIW_FPDU_MAX_MARKERS : 0;
-	unsigned int fpdu_vecs = 0, vec_max = 0, i;
+	unsigned int fpdu_vecs = 0, vec_max = 0;
 	struct kiw_txb *b;
 
 	if (flags & KIW_TXB_ZCOPY) {
@@ -48,10 +52,7 @@ struct kiw_txb *kiw_txb_alloc(unsigned int spill, unsigned int flags)
 		kiw_txb_free(b);
 		return NULL;
 	}
-	for (i = 0; mk && i < KIW_TXB_FPDUS; i++) {
-		b->fpdu[i].ftx.mk = b->mk + i * mk;
-		b->fpdu[i].ftx.mk_max = mk;
-	}
+	b->mk_max = mk;
 	return b;
 }
 EXPORT_SYMBOL_IF_KUNIT(kiw_txb_alloc);
@@ -359,6 +360,8 @@ int kiw_txb_add(struct kiw_txb *b, u32 start, bool markers, bool crc,
 		.hdr_len = hdr_len,
 		.src = b->src,
 		.nr_src = b->nr_src,
+		.mk = b->mk_max ? b->mk + b->nr_fpdu * b->mk_max : NULL,
+		.mk_max = b->mk_max,
 	};
 	unsigned int cut;
 	int n;

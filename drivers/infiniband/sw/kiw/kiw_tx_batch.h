@@ -137,12 +137,13 @@ struct kiw_txb {
 	unsigned int nr_cut;
 	u32 cut[KIW_TXB_FPDUS];
 	struct kiw_txb_fpdu *fpdu;	/* KIW_TXB_FPDUS, in the linear map */
-	struct kiw_mpa_marker *mk;	/* theirs, if markers; linear too */
+	struct kiw_mpa_marker *mk;	/* @mk_max per FPDU; linear too */
 	struct kiw_txb_end end[KIW_TXB_FPDUS];
 	struct kiw_txb_ref ref[KIW_TXB_REFS];
 	struct bio_vec src[KIW_TXB_SRC];
 	unsigned int flags;	/* KIW_TXB_ZCOPY, KIW_TXB_MARKERS */
 	unsigned int fpdu_vecs;	/* most vectors one FPDU can need */
+	unsigned int mk_max;	/* markers per FPDU: 0 without markers */
 	unsigned int vec_max;	/* room in @vec */
 	/*
 	 * The octets of earlier batches TCP has not taken yet; while a
