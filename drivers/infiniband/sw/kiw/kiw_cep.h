@@ -33,6 +33,24 @@
  */
 #define KIW_CM_ULP_PD_MAX U8_MAX
 
+/*
+ * The MPA frames of the startup exchange, about 1 KiB that an endpoint
+ * needs only until the exchange is over (kiw_cm_mpa.c reads the peer's
+ * frame into @rx_buf, builds ours in @tx_buf; the frames' ulp_pd point
+ * into them). Owned by the endpoint (kiw_cep.frames, under its lock):
+ * allocated with it, freed by kiw_cep_step() as the endpoint leaves the
+ * startup states (kiw_cep_timer_kind() KIW_CEP_TIMER_STARTUP: established,
+ * refused, rejected, failed), which it never re-enters, or at the latest
+ * by kiw_cep_free(). Everything that reads or sends a frame runs in a
+ * startup state, so it finds them there.
+ */
+struct kiw_cep_frames {
+	u16 rx_len;			/* octets of the frame read so far */
+	u16 tx_len;			/* length of the frame in tx_buf */
+	u8 rx_buf[KIW_CM_FRAME_MAX];
+	u8 tx_buf[KIW_CM_FRAME_MAX];
+};
+
 /* Requests posted to an endpoint's work (kiw_cep.events bits). */
 enum kiw_cep_post {
 	KIW_CEP_POST_ABORT,
@@ -108,10 +126,7 @@ struct kiw_cep {
 	struct kiw_mpa_result res;
 	const void *reject_pd;		/* iw_reject's private data, in a call */
 	u8 reject_pd_len;
-	u16 rx_len;			/* octets of the frame read so far */
-	u16 tx_len;			/* length of the frame in tx_buf */
-	u8 rx_buf[KIW_CM_FRAME_MAX];
-	u8 tx_buf[KIW_CM_FRAME_MAX];
+	struct kiw_cep_frames *frames;	/* startup only, or NULL */
 };
 
 /*
