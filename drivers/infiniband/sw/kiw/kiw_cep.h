@@ -51,6 +51,17 @@ struct kiw_cep_frames {
 	u8 tx_buf[KIW_CM_FRAME_MAX];
 };
 
+/*
+ * A TCP connection's address: IPv4 or IPv6 (a v4-mapped one unmapped),
+ * and a port; a tenth of a sockaddr_storage, which iw_cm's events carry
+ * (kiw_cep_addr_get()). All zeroes until known.
+ */
+union kiw_cep_addr {
+	struct sockaddr sa;
+	struct sockaddr_in in;
+	struct sockaddr_in6 in6;
+};
+
 /* Requests posted to an endpoint's work (kiw_cep.events bits). */
 enum kiw_cep_post {
 	KIW_CEP_POST_ABORT,
@@ -115,8 +126,8 @@ struct kiw_cep {
 	unsigned long handle;		/* key in kdev->cm.pending, or 0 */
 	struct kiw_llp_conn llp;	/* the bound QP; sk_user_data */
 	int status;			/* CONNECT_REPLY status of a failure */
-	struct sockaddr_storage local;
-	struct sockaddr_storage remote;
+	union kiw_cep_addr local;
+	union kiw_cep_addr remote;
 
 	/* MPA startup */
 	struct kiw_mpa_cfg cfg;		/* the device's settings at creation */
@@ -180,6 +191,21 @@ static inline void kiw_cep_get(struct kiw_cep *cep)
 	kref_get(&cep->ref);
 }
 
+/* An endpoint's address, as iw_cm's events and rdma_cm's users take it. */
+static inline void kiw_cep_addr_get(struct sockaddr_storage *to,
+				    const union kiw_cep_addr *from)
+{
+	memset(to, 0, sizeof(*to));
+	memcpy(to, from, sizeof(*from));
+}
+
+/* An AF_INET or AF_INET6 address (iw_cm's, or a socket's) for an endpoint. */
+static inline void kiw_cep_addr_set(union kiw_cep_addr *to,
+				    const struct sockaddr_storage *from)
+{
+	memcpy(to, from, sizeof(*to));
+}
+
 /* kiw_cm.c */
 extern struct workqueue_struct *kiw_cm_wq;
 struct kiw_cep *kiw_cep_alloc(struct kiw_device *kdev, struct socket *sock,
@@ -197,6 +223,7 @@ int kiw_iw_accept(struct iw_cm_id *cm_id, struct iw_cm_conn_param *param);
 int kiw_iw_reject(struct iw_cm_id *cm_id, const void *pd, u8 pd_len);
 
 /* kiw_cm_mpa.c */
+int kiw_cep_learn_addrs(struct kiw_cep *cep);
 bool kiw_cep_mpa_input(struct kiw_cep *cep, enum kiw_cep_event *ev);
 int kiw_cep_send_request(struct kiw_cep *cep);
 int kiw_cep_send_reject(struct kiw_cep *cep);

@@ -28,10 +28,14 @@ struct workqueue_struct *kiw_cm_wq;
 
 /*
  * An endpoint lives as long as its connection, at both ends: keep it a
- * kmalloc-1k object. The MPA frames, needed only at startup, are apart
- * (struct kiw_cep_frames).
+ * kmalloc-512 object, or kmalloc-1k in a debug kernel (lockdep's maps in
+ * the lock, the work and the timer, and a mutex's owner checks, add over
+ * 100 octets). The MPA frames, needed only at startup, are apart (struct
+ * kiw_cep_frames).
  */
 static_assert(sizeof(struct kiw_cep) <= 1024);
+static_assert(sizeof(struct kiw_cep) <= 512 || IS_ENABLED(CONFIG_LOCKDEP) ||
+	      IS_ENABLED(CONFIG_DEBUG_MUTEXES));
 
 static void kiw_cep_work(struct work_struct *work);
 static void kiw_cep_timeout(struct timer_list *t);
@@ -331,13 +335,13 @@ static int kiw_cep_upcall(struct kiw_cep *cep, enum iw_cm_event_type type,
 	struct iw_cm_event ev = {
 		.event = type,
 		.status = status,
-		.local_addr = cep->local,
-		.remote_addr = cep->remote,
 	};
 	const struct kiw_mpa_frame *peer = cep->active ? &cep->rep : &cep->req;
 
 	if (!cep->cm_id)
 		return 0;
+	kiw_cep_addr_get(&ev.local_addr, &cep->local);
+	kiw_cep_addr_get(&ev.remote_addr, &cep->remote);
 	if (type == IW_CM_EVENT_CONNECT_REPLY &&
 	    (!status || (status == -ECONNREFUSED && peer->reject))) {
 		ev.private_data = (void *)peer->ulp_pd;
@@ -570,8 +574,8 @@ static int kiw_cep_connect_setup(struct kiw_cep *cep, struct iw_cm_id *cm_id,
 	if (ret)
 		return ret;
 	/* Until TCP is up and tells us the port it picked. */
-	cep->local = cm_id->m_local_addr;
-	cep->remote = cm_id->m_remote_addr;
+	kiw_cep_addr_set(&cep->local, &cm_id->m_local_addr);
+	kiw_cep_addr_set(&cep->remote, &cm_id->m_remote_addr);
 	kiw_cep_arm_timer(cep, cep->cfg.timeout_ms);
 	kiw_cep_install(cep);
 	return 0;

@@ -256,6 +256,23 @@ int kiw_cep_prepare_request(struct kiw_cep *cep,
 	return 0;
 }
 
+/*
+ * The connected socket's addresses, for the endpoint: a TCP socket's are
+ * AF_INET or AF_INET6 (kiw_sock_create(), or accepted from one of those).
+ */
+int kiw_cep_learn_addrs(struct kiw_cep *cep)
+{
+	struct sockaddr_storage local, remote;
+	int ret;
+
+	ret = kiw_sock_addrs(cep->sock, &local, &remote);
+	if (ret)
+		return ret;
+	kiw_cep_addr_set(&cep->local, &local);
+	kiw_cep_addr_set(&cep->remote, &remote);
+	return 0;
+}
+
 /* TCP is up: learn the connection's addresses, send the Request. */
 int kiw_cep_send_request(struct kiw_cep *cep)
 {
@@ -265,7 +282,7 @@ int kiw_cep_send_request(struct kiw_cep *cep)
 	lockdep_assert_held(&cep->lock);
 	if (WARN_ON_ONCE(!fr))
 		return -ENOTCONN;
-	ret = kiw_sock_addrs(cep->sock, &cep->local, &cep->remote);
+	ret = kiw_cep_learn_addrs(cep);
 	if (ret)
 		return ret;
 	return kiw_sock_send(cep->sock, fr->tx_buf, fr->tx_len);
