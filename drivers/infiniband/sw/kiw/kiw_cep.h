@@ -33,6 +33,35 @@
  */
 #define KIW_CM_ULP_PD_MAX U8_MAX
 
+/*
+ * The MPA frames of the startup exchange, about 1 KiB that an endpoint
+ * needs only until the exchange is over (kiw_cm_mpa.c reads the peer's
+ * frame into @rx_buf, builds ours in @tx_buf; the frames' ulp_pd point
+ * into them). Owned by the endpoint (kiw_cep.frames, under its lock):
+ * allocated with it, freed by kiw_cep_step() as the endpoint leaves the
+ * startup states (kiw_cep_timer_kind() KIW_CEP_TIMER_STARTUP: established,
+ * refused, rejected, failed), which it never re-enters, or at the latest
+ * by kiw_cep_free(). Everything that reads or sends a frame runs in a
+ * startup state, so it finds them there.
+ */
+struct kiw_cep_frames {
+	u16 rx_len;			/* octets of the frame read so far */
+	u16 tx_len;			/* length of the frame in tx_buf */
+	u8 rx_buf[KIW_CM_FRAME_MAX];
+	u8 tx_buf[KIW_CM_FRAME_MAX];
+};
+
+/*
+ * A TCP connection's address: IPv4 or IPv6 (a v4-mapped one unmapped),
+ * and a port; a tenth of a sockaddr_storage, which iw_cm's events carry
+ * (kiw_cep_addr_get()). All zeroes until known.
+ */
+union kiw_cep_addr {
+	struct sockaddr sa;
+	struct sockaddr_in in;
+	struct sockaddr_in6 in6;
+};
+
 /* Requests posted to an endpoint's work (kiw_cep.events bits). */
 enum kiw_cep_post {
 	KIW_CEP_POST_ABORT,
@@ -97,8 +126,8 @@ struct kiw_cep {
 	unsigned long handle;		/* key in kdev->cm.pending, or 0 */
 	struct kiw_llp_conn llp;	/* the bound QP; sk_user_data */
 	int status;			/* CONNECT_REPLY status of a failure */
-	struct sockaddr_storage local;
-	struct sockaddr_storage remote;
+	union kiw_cep_addr local;
+	union kiw_cep_addr remote;
 
 	/* MPA startup */
 	struct kiw_mpa_cfg cfg;		/* the device's settings at creation */
@@ -108,10 +137,7 @@ struct kiw_cep {
 	struct kiw_mpa_result res;
 	const void *reject_pd;		/* iw_reject's private data, in a call */
 	u8 reject_pd_len;
-	u16 rx_len;			/* octets of the frame read so far */
-	u16 tx_len;			/* length of the frame in tx_buf */
-	u8 rx_buf[KIW_CM_FRAME_MAX];
-	u8 tx_buf[KIW_CM_FRAME_MAX];
+	struct kiw_cep_frames *frames;	/* startup only, or NULL */
 };
 
 /*
@@ -165,6 +191,21 @@ static inline void kiw_cep_get(struct kiw_cep *cep)
 	kref_get(&cep->ref);
 }
 
+/* An endpoint's address, as iw_cm's events and rdma_cm's users take it. */
+static inline void kiw_cep_addr_get(struct sockaddr_storage *to,
+				    const union kiw_cep_addr *from)
+{
+	memset(to, 0, sizeof(*to));
+	memcpy(to, from, sizeof(*from));
+}
+
+/* An AF_INET or AF_INET6 address (iw_cm's, or a socket's) for an endpoint. */
+static inline void kiw_cep_addr_set(union kiw_cep_addr *to,
+				    const struct sockaddr_storage *from)
+{
+	memcpy(to, from, sizeof(*to));
+}
+
 /* kiw_cm.c */
 extern struct workqueue_struct *kiw_cm_wq;
 struct kiw_cep *kiw_cep_alloc(struct kiw_device *kdev, struct socket *sock,
@@ -182,6 +223,7 @@ int kiw_iw_accept(struct iw_cm_id *cm_id, struct iw_cm_conn_param *param);
 int kiw_iw_reject(struct iw_cm_id *cm_id, const void *pd, u8 pd_len);
 
 /* kiw_cm_mpa.c */
+int kiw_cep_learn_addrs(struct kiw_cep *cep);
 bool kiw_cep_mpa_input(struct kiw_cep *cep, enum kiw_cep_event *ev);
 int kiw_cep_send_request(struct kiw_cep *cep);
 int kiw_cep_send_reject(struct kiw_cep *cep);

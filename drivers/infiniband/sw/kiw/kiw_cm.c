@@ -26,6 +26,17 @@
  */
 struct workqueue_struct *kiw_cm_wq;
 
+/*
+ * An endpoint lives as long as its connection, at both ends: keep it a
+ * kmalloc-512 object, or kmalloc-1k in a debug kernel (lockdep's maps in
+ * the lock, the work and the timer, and a mutex's owner checks, add over
+ * 100 octets). The MPA frames, needed only at startup, are apart (struct
+ * kiw_cep_frames).
+ */
+static_assert(sizeof(struct kiw_cep) <= 1024);
+static_assert(sizeof(struct kiw_cep) <= 512 || IS_ENABLED(CONFIG_LOCKDEP) ||
+	      IS_ENABLED(CONFIG_DEBUG_MUTEXES));
+
 static void kiw_cep_work(struct work_struct *work);
 static void kiw_cep_timeout(struct timer_list *t);
 
@@ -40,6 +51,7 @@ static void kiw_cep_free(struct kref *ref)
 	wake_up(&cm->idle);
 	spin_unlock_bh(&cm->lock);
 	mutex_destroy(&cep->lock);
+	kfree(cep->frames);
 	kfree(cep);
 }
 
@@ -61,6 +73,11 @@ struct kiw_cep *kiw_cep_alloc(struct kiw_device *kdev, struct socket *sock,
 
 	if (!cep)
 		return NULL;
+	cep->frames = kzalloc(sizeof(*cep->frames), GFP_KERNEL);
+	if (!cep->frames) {
+		kfree(cep);
+		return NULL;
+	}
 	kref_init(&cep->ref);
 	cep->kdev = kdev;
 	INIT_LIST_HEAD(&cep->dev_entry);
@@ -318,13 +335,13 @@ static int kiw_cep_upcall(struct kiw_cep *cep, enum iw_cm_event_type type,
 	struct iw_cm_event ev = {
 		.event = type,
 		.status = status,
-		.local_addr = cep->local,
-		.remote_addr = cep->remote,
 	};
 	const struct kiw_mpa_frame *peer = cep->active ? &cep->rep : &cep->req;
 
 	if (!cep->cm_id)
 		return 0;
+	kiw_cep_addr_get(&ev.local_addr, &cep->local);
+	kiw_cep_addr_get(&ev.remote_addr, &cep->remote);
 	if (type == IW_CM_EVENT_CONNECT_REPLY &&
 	    (!status || (status == -ECONNREFUSED && peer->reject))) {
 		ev.private_data = (void *)peer->ulp_pd;
@@ -340,6 +357,22 @@ static int kiw_cep_upcall(struct kiw_cep *cep, enum iw_cm_event_type type,
 		ev.ord = cep->res.ird;
 	}
 	return cep->cm_id->event_handler(cep->cm_id, &ev);
+}
+
+/*
+ * The startup exchange is over for good: let its frames go, and with them
+ * the private data the Request and Reply pointed at (iw_cm copied what it
+ * was given in the upcalls).
+ */
+static void kiw_cep_frames_drop(struct kiw_cep *cep)
+{
+	lockdep_assert_held(&cep->lock);
+	kfree(cep->frames);
+	cep->frames = NULL;
+	cep->req.ulp_pd = NULL;
+	cep->req.ulp_pd_len = 0;
+	cep->rep.ulp_pd = NULL;
+	cep->rep.ulp_pd_len = 0;
 }
 
 /* Carry out one step's actions, in order; -errno if the step broke. */
@@ -407,6 +440,9 @@ void kiw_cep_step(struct kiw_cep *cep, enum kiw_cep_event ev)
 		timer_delete(&cep->timer);
 
 	ret = kiw_cep_act(cep, ev, st.actions);
+	/* No state after startup leads back into it (kiw_cm_fsm.c). */
+	if (after != KIW_CEP_TIMER_STARTUP && cep->frames)
+		kiw_cep_frames_drop(cep);
 	if (st.next == KIW_CEP_CLOSED && cep->cm_id) {
 		cep->cm_id->rem_ref(cep->cm_id);
 		cep->cm_id = NULL;
@@ -538,8 +574,8 @@ static int kiw_cep_connect_setup(struct kiw_cep *cep, struct iw_cm_id *cm_id,
 	if (ret)
 		return ret;
 	/* Until TCP is up and tells us the port it picked. */
-	cep->local = cm_id->m_local_addr;
-	cep->remote = cm_id->m_remote_addr;
+	kiw_cep_addr_set(&cep->local, &cm_id->m_local_addr);
+	kiw_cep_addr_set(&cep->remote, &cm_id->m_remote_addr);
 	kiw_cep_arm_timer(cep, cep->cfg.timeout_ms);
 	kiw_cep_install(cep);
 	return 0;
@@ -631,7 +667,8 @@ int kiw_iw_accept(struct iw_cm_id *cm_id, struct iw_cm_conn_param *param)
 	if (!ret)
 		ret = kiw_cep_enter_full(cep);
 	if (!ret)
-		ret = kiw_sock_send(cep->sock, cep->tx_buf, cep->tx_len);
+		ret = kiw_sock_send(cep->sock, cep->frames->tx_buf,
+				    cep->frames->tx_len);
 	if (ret) {
 		kiw_cep_step(cep, KIW_CEP_EV_ABORT);
 		goto out;

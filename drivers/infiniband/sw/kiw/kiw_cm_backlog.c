@@ -81,8 +81,8 @@ static void kiw_cep_request_event(struct kiw_cep *cep, struct iw_cm_event *ev)
 
 	memset(ev, 0, sizeof(*ev));
 	ev->event = IW_CM_EVENT_CONNECT_REQUEST;
-	ev->local_addr = cep->local;
-	ev->remote_addr = cep->remote;
+	kiw_cep_addr_get(&ev->local_addr, &cep->local);
+	kiw_cep_addr_get(&ev->remote_addr, &cep->remote);
 	ev->provider_data = (void *)cep->handle;
 	ev->private_data = (void *)req->ulp_pd;
 	ev->private_data_len = req->ulp_pd_len;

@@ -86,7 +86,7 @@ static void kiw_listener_new_conn(struct kiw_listener *l, struct socket *sock)
 	kiw_cep_get(cep);	/* ours, for the unlock below */
 	mutex_lock(&cep->lock);
 	kiw_cep_register(cep);
-	if (kiw_sock_addrs(sock, &cep->local, &cep->remote) ||
+	if (kiw_cep_learn_addrs(cep) ||
 	    kiw_listener_join(l, cep)) {
 		kiw_cep_step(cep, KIW_CEP_EV_ABORT);
 		goto out;

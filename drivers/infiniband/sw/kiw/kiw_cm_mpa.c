@@ -61,8 +61,8 @@ static enum kiw_mpa_err kiw_cep_check_hdr(struct kiw_cep *cep)
 	enum kiw_mpa_err e;
 	unsigned int ulp;
 
-	e = kiw_mpa_parse_hdr(cep->rx_buf, cep->rx_len, !cep->active, max_rev,
-			      KIW_MPA_PD_MAX, f);
+	e = kiw_mpa_parse_hdr(cep->frames->rx_buf, cep->frames->rx_len,
+			      !cep->active, max_rev, KIW_MPA_PD_MAX, f);
 	if (e)
 		return e;
 	ulp = f->pd_len - (f->enhanced ? sizeof(struct kiw_mpa_v2) : 0);
@@ -176,18 +176,23 @@ bool kiw_cep_mpa_input(struct kiw_cep *cep, enum kiw_cep_event *ev)
 {
 	const unsigned int hdr = sizeof(struct kiw_mpa_hdr);
 	struct kiw_mpa_frame *f = kiw_cep_rx_frame(cep);
+	struct kiw_cep_frames *fr = cep->frames;
 	enum kiw_mpa_err e;
 	int n;
 
 	lockdep_assert_held(&cep->lock);
+	if (WARN_ON_ONCE(!fr)) {	/* only ever called in startup */
+		cep->status = -ENOTCONN;
+		*ev = KIW_CEP_EV_ABORT;
+		return true;
+	}
 	for (;;) {
-		unsigned int want = cep->rx_len < hdr ? hdr :
-				    hdr + f->pd_len;
+		unsigned int want = fr->rx_len < hdr ? hdr : hdr + f->pd_len;
 
-		if (cep->rx_len == want)
+		if (fr->rx_len == want)
 			break;
-		n = kiw_sock_read(cep->sock, cep->rx_buf + cep->rx_len,
-				  want - cep->rx_len);
+		n = kiw_sock_read(cep->sock, fr->rx_buf + fr->rx_len,
+				  want - fr->rx_len);
 		if (n == -EAGAIN)
 			return false;
 		if (n <= 0) {
@@ -196,8 +201,8 @@ bool kiw_cep_mpa_input(struct kiw_cep *cep, enum kiw_cep_event *ev)
 			*ev = n ? KIW_CEP_EV_RESET : KIW_CEP_EV_PEER_FIN;
 			return true;
 		}
-		cep->rx_len += n;
-		if (cep->rx_len == hdr) {
+		fr->rx_len += n;
+		if (fr->rx_len == hdr) {
 			e = kiw_cep_check_hdr(cep);
 			if (e) {
 				*ev = kiw_cep_mpa_fail(cep, e);
@@ -205,7 +210,7 @@ bool kiw_cep_mpa_input(struct kiw_cep *cep, enum kiw_cep_event *ev)
 			}
 		}
 	}
-	e = kiw_mpa_parse_pd(f, cep->rx_buf + hdr, cep->rx_len - hdr);
+	e = kiw_mpa_parse_pd(f, fr->rx_buf + hdr, fr->rx_len - hdr);
 	if (e)
 		*ev = kiw_cep_mpa_fail(cep, e);
 	else if (cep->active)
@@ -215,43 +220,72 @@ bool kiw_cep_mpa_input(struct kiw_cep *cep, enum kiw_cep_event *ev)
 	return true;
 }
 
-/* Point a built frame's private data at our copy in tx_buf. */
+/*
+ * Point a built frame's private data at our copy in tx_buf; it is cleared
+ * with the frames (kiw_cep_frames_drop()).
+ */
 static void kiw_cep_own_pd(struct kiw_cep *cep, struct kiw_mpa_frame *f)
 {
 	unsigned int off = sizeof(struct kiw_mpa_hdr) +
 			   (f->enhanced ? sizeof(struct kiw_mpa_v2) : 0);
 
-	f->ulp_pd = f->ulp_pd_len ? cep->tx_buf + off : NULL;
+	f->ulp_pd = f->ulp_pd_len ? cep->frames->tx_buf + off : NULL;
 }
 
 /* iw_connect: our settings and the Request, built now, sent on TCP_UP. */
 int kiw_cep_prepare_request(struct kiw_cep *cep,
 			    const struct iw_cm_conn_param *param)
 {
+	struct kiw_cep_frames *fr = cep->frames;
 	int ret;
 
+	lockdep_assert_held(&cep->lock);
+	if (WARN_ON_ONCE(!fr))
+		return -ENOTCONN;
 	kiw_mpa_local_init(&cep->mpa, &cep->cfg, param->ird, param->ord);
 	cep->mpa.p2p = cep->cfg.p2p && cep->mpa.rev == KIW_MPA_REV_2;
 	ret = kiw_mpa_request_init(&cep->req, &cep->mpa, param->private_data,
 				   param->private_data_len);
 	if (ret)
 		return -EINVAL;
-	ret = kiw_mpa_build(&cep->req, cep->tx_buf, sizeof(cep->tx_buf));
+	ret = kiw_mpa_build(&cep->req, fr->tx_buf, sizeof(fr->tx_buf));
 	if (ret < 0)
 		return ret;
-	cep->tx_len = ret;
+	fr->tx_len = ret;
 	kiw_cep_own_pd(cep, &cep->req);
+	return 0;
+}
+
+/*
+ * The connected socket's addresses, for the endpoint: a TCP socket's are
+ * AF_INET or AF_INET6 (kiw_sock_create(), or accepted from one of those).
+ */
+int kiw_cep_learn_addrs(struct kiw_cep *cep)
+{
+	struct sockaddr_storage local, remote;
+	int ret;
+
+	ret = kiw_sock_addrs(cep->sock, &local, &remote);
+	if (ret)
+		return ret;
+	kiw_cep_addr_set(&cep->local, &local);
+	kiw_cep_addr_set(&cep->remote, &remote);
 	return 0;
 }
 
 /* TCP is up: learn the connection's addresses, send the Request. */
 int kiw_cep_send_request(struct kiw_cep *cep)
 {
-	int ret = kiw_sock_addrs(cep->sock, &cep->local, &cep->remote);
+	struct kiw_cep_frames *fr = cep->frames;
+	int ret;
 
+	lockdep_assert_held(&cep->lock);
+	if (WARN_ON_ONCE(!fr))
+		return -ENOTCONN;
+	ret = kiw_cep_learn_addrs(cep);
 	if (ret)
 		return ret;
-	return kiw_sock_send(cep->sock, cep->tx_buf, cep->tx_len);
+	return kiw_sock_send(cep->sock, fr->tx_buf, fr->tx_len);
 }
 
 /*
@@ -260,16 +294,20 @@ int kiw_cep_send_request(struct kiw_cep *cep)
  */
 int kiw_cep_send_reject(struct kiw_cep *cep)
 {
+	struct kiw_cep_frames *fr = cep->frames;
 	struct kiw_mpa_frame rep;
 	int ret;
 
+	lockdep_assert_held(&cep->lock);
+	if (WARN_ON_ONCE(!fr))
+		return -ENOTCONN;
 	ret = kiw_mpa_reply_init(&rep, &cep->mpa, &cep->req, true,
 				 cep->reject_pd, cep->reject_pd_len);
 	if (!ret)
-		ret = kiw_mpa_build(&rep, cep->tx_buf, sizeof(cep->tx_buf));
+		ret = kiw_mpa_build(&rep, fr->tx_buf, sizeof(fr->tx_buf));
 	if (ret < 0)
 		return ret;
-	return kiw_sock_send(cep->sock, cep->tx_buf, ret);
+	return kiw_sock_send(cep->sock, fr->tx_buf, ret);
 }
 
 /*
@@ -280,9 +318,13 @@ int kiw_cep_send_reject(struct kiw_cep *cep)
 int kiw_cep_accept_mpa(struct kiw_cep *cep,
 		       const struct iw_cm_conn_param *param)
 {
+	struct kiw_cep_frames *fr = cep->frames;
 	enum kiw_mpa_err e;
 	int ret;
 
+	lockdep_assert_held(&cep->lock);
+	if (WARN_ON_ONCE(!fr))
+		return -ENOTCONN;
 	kiw_mpa_local_init(&cep->mpa, &cep->cfg, param->ird, param->ord);
 	ret = kiw_mpa_reply_init(&cep->rep, &cep->mpa, &cep->req, false,
 				 param->private_data, param->private_data_len);
@@ -292,10 +334,10 @@ int kiw_cep_accept_mpa(struct kiw_cep *cep,
 			      &cep->rep, &cep->res);
 	if (e)
 		return kiw_mpa_err_errno(e);
-	ret = kiw_mpa_build(&cep->rep, cep->tx_buf, sizeof(cep->tx_buf));
+	ret = kiw_mpa_build(&cep->rep, fr->tx_buf, sizeof(fr->tx_buf));
 	if (ret < 0)
 		return ret;
-	cep->tx_len = ret;
+	fr->tx_len = ret;
 	kiw_cep_own_pd(cep, &cep->rep);
 	return 0;
 }

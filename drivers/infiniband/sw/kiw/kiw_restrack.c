@@ -47,8 +47,8 @@ static void kiw_res_cep_snap(struct kiw_cep *cep, struct kiw_res_cep *s)
 	s->active = cep->active;
 	s->established = cep->established;
 	s->res = cep->res;
-	s->local = cep->local;
-	s->remote = cep->remote;
+	kiw_cep_addr_get(&s->local, &cep->local);
+	kiw_cep_addr_get(&s->remote, &cep->remote);
 	mutex_unlock(&cep->lock);
 }
 
