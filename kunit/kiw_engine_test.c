@@ -905,7 +905,7 @@ static void kiw_eng_batch_shape_test(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, !!b->vec_max,
 				!!(shapes[i] & KIW_TXB_ZCOPY));
 		KUNIT_EXPECT_EQ(test, !!b->mk, !!(shapes[i] & KIW_TXB_MARKERS));
-		KUNIT_EXPECT_EQ(test, b->mk_max,
+		KUNIT_EXPECT_EQ(test, kiw_txb_mk_max(b),
 				shapes[i] & KIW_TXB_MARKERS ?
 				KIW_FPDU_MAX_MARKERS : 0);
 		if (!(shapes[i] & KIW_TXB_MARKERS))

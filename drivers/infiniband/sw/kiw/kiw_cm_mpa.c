@@ -32,6 +32,17 @@
 #include "kiw_rdmap.h"
 #include "kiw_stats.h"
 
+/*
+ * The startup frames, which only a startup state reaches (kiw_cep.h):
+ * NULL, with a warning, if the exchange is already over.
+ */
+static struct kiw_cep_frames *kiw_cep_frames(struct kiw_cep *cep)
+{
+	lockdep_assert_held(&cep->lock);
+	WARN_ON_ONCE(!cep->frames);
+	return cep->frames;
+}
+
 /* The frame an endpoint reads: a Request (responder) or a Reply. */
 static struct kiw_mpa_frame *kiw_cep_rx_frame(struct kiw_cep *cep)
 {
@@ -176,12 +187,11 @@ bool kiw_cep_mpa_input(struct kiw_cep *cep, enum kiw_cep_event *ev)
 {
 	const unsigned int hdr = sizeof(struct kiw_mpa_hdr);
 	struct kiw_mpa_frame *f = kiw_cep_rx_frame(cep);
-	struct kiw_cep_frames *fr = cep->frames;
+	struct kiw_cep_frames *fr = kiw_cep_frames(cep);
 	enum kiw_mpa_err e;
 	int n;
 
-	lockdep_assert_held(&cep->lock);
-	if (WARN_ON_ONCE(!fr)) {	/* only ever called in startup */
+	if (!fr) {
 		cep->status = -ENOTCONN;
 		*ev = KIW_CEP_EV_ABORT;
 		return true;
@@ -236,11 +246,10 @@ static void kiw_cep_own_pd(struct kiw_cep *cep, struct kiw_mpa_frame *f)
 int kiw_cep_prepare_request(struct kiw_cep *cep,
 			    const struct iw_cm_conn_param *param)
 {
-	struct kiw_cep_frames *fr = cep->frames;
+	struct kiw_cep_frames *fr = kiw_cep_frames(cep);
 	int ret;
 
-	lockdep_assert_held(&cep->lock);
-	if (WARN_ON_ONCE(!fr))
+	if (!fr)
 		return -ENOTCONN;
 	kiw_mpa_local_init(&cep->mpa, &cep->cfg, param->ird, param->ord);
 	cep->mpa.p2p = cep->cfg.p2p && cep->mpa.rev == KIW_MPA_REV_2;
@@ -276,11 +285,10 @@ int kiw_cep_learn_addrs(struct kiw_cep *cep)
 /* TCP is up: learn the connection's addresses, send the Request. */
 int kiw_cep_send_request(struct kiw_cep *cep)
 {
-	struct kiw_cep_frames *fr = cep->frames;
+	struct kiw_cep_frames *fr = kiw_cep_frames(cep);
 	int ret;
 
-	lockdep_assert_held(&cep->lock);
-	if (WARN_ON_ONCE(!fr))
+	if (!fr)
 		return -ENOTCONN;
 	ret = kiw_cep_learn_addrs(cep);
 	if (ret)
@@ -294,12 +302,11 @@ int kiw_cep_send_request(struct kiw_cep *cep)
  */
 int kiw_cep_send_reject(struct kiw_cep *cep)
 {
-	struct kiw_cep_frames *fr = cep->frames;
+	struct kiw_cep_frames *fr = kiw_cep_frames(cep);
 	struct kiw_mpa_frame rep;
 	int ret;
 
-	lockdep_assert_held(&cep->lock);
-	if (WARN_ON_ONCE(!fr))
+	if (!fr)
 		return -ENOTCONN;
 	ret = kiw_mpa_reply_init(&rep, &cep->mpa, &cep->req, true,
 				 cep->reject_pd, cep->reject_pd_len);
@@ -318,12 +325,11 @@ int kiw_cep_send_reject(struct kiw_cep *cep)
 int kiw_cep_accept_mpa(struct kiw_cep *cep,
 		       const struct iw_cm_conn_param *param)
 {
-	struct kiw_cep_frames *fr = cep->frames;
+	struct kiw_cep_frames *fr = kiw_cep_frames(cep);
 	enum kiw_mpa_err e;
 	int ret;
 
-	lockdep_assert_held(&cep->lock);
-	if (WARN_ON_ONCE(!fr))
+	if (!fr)
 		return -ENOTCONN;
 	kiw_mpa_local_init(&cep->mpa, &cep->cfg, param->ird, param->ord);
 	ret = kiw_mpa_reply_init(&cep->rep, &cep->mpa, &cep->req, false,

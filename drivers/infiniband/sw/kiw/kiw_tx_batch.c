@@ -52,7 +52,6 @@ struct kiw_txb *kiw_txb_alloc(unsigned int spill, unsigned int flags)
 		kiw_txb_free(b);
 		return NULL;
 	}
-	b->mk_max = mk;
 	return b;
 }
 EXPORT_SYMBOL_IF_KUNIT(kiw_txb_alloc);
@@ -360,8 +359,8 @@ int kiw_txb_add(struct kiw_txb *b, u32 start, bool markers, bool crc,
 		.hdr_len = hdr_len,
 		.src = b->src,
 		.nr_src = b->nr_src,
-		.mk = b->mk_max ? b->mk + b->nr_fpdu * b->mk_max : NULL,
-		.mk_max = b->mk_max,
+		.mk = b->mk ? b->mk + b->nr_fpdu * kiw_txb_mk_max(b) : NULL,
+		.mk_max = kiw_txb_mk_max(b),
 	};
 	unsigned int cut;
 	int n;

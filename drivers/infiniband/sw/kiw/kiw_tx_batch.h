@@ -137,13 +137,12 @@ struct kiw_txb {
 	unsigned int nr_cut;
 	u32 cut[KIW_TXB_FPDUS];
 	struct kiw_txb_fpdu *fpdu;	/* KIW_TXB_FPDUS, in the linear map */
-	struct kiw_mpa_marker *mk;	/* @mk_max per FPDU; linear too */
+	struct kiw_mpa_marker *mk;	/* kiw_txb_mk_max() per FPDU; linear */
 	struct kiw_txb_end end[KIW_TXB_FPDUS];
 	struct kiw_txb_ref ref[KIW_TXB_REFS];
 	struct bio_vec src[KIW_TXB_SRC];
 	unsigned int flags;	/* KIW_TXB_ZCOPY, KIW_TXB_MARKERS */
 	unsigned int fpdu_vecs;	/* most vectors one FPDU can need */
-	unsigned int mk_max;	/* markers per FPDU: 0 without markers */
 	unsigned int vec_max;	/* room in @vec */
 	/*
 	 * The octets of earlier batches TCP has not taken yet; while a
@@ -155,6 +154,12 @@ struct kiw_txb {
 	unsigned int spill_off;
 	struct bio_vec vec[];	/* @vec_max; the batch's FPDUs, if ZCOPY */
 };
+
+/* Marker room per FPDU in @mk: none without markers. */
+static inline unsigned int kiw_txb_mk_max(const struct kiw_txb *b)
+{
+	return b->flags & KIW_TXB_MARKERS ? KIW_FPDU_MAX_MARKERS : 0;
+}
 
 struct kiw_txb *kiw_txb_alloc(unsigned int spill, unsigned int flags);
 void kiw_txb_free(struct kiw_txb *b);
