@@ -374,6 +374,38 @@ void kiw_dp_feed(struct kunit *test, struct kiw_dp_env *e, int to,
 	kfree_skb(skb);
 }
 
+/*
+ * Walk the batch's FPDUs in its wire image (e->wire), by their
+ * ULPDU_Length and layout: each fits the segment size, they end where
+ * the batch does, and the longest is kept. With CRC a batch keeps the
+ * layout of its last FPDU only (kiw_txb_slot()), so the image is what
+ * tells.
+ */
+static void kiw_dp_check_fpdus(struct kunit *test, struct kiw_dp_env *e,
+			       struct kiw_qp *qp, unsigned int mss)
+{
+	const struct kiw_fpdu_layout *last = &kiw_txb_last(qp->tx.b)->ftx.lay;
+	unsigned int bytes = qp->tx.b->bytes, off = 0, n = 0, ulpdu_len;
+	bool markers = qp->tx.markers;
+	u32 at = last->start + last->wire_len - bytes;
+	struct kiw_fpdu_layout lay;
+
+	while (off + KIW_MPA_MARKER_SIZE + KIW_MPA_ULPDU_LEN_SIZE <= bytes) {
+		/* A marker may lead the FPDU: the length follows it. */
+		KUNIT_ASSERT_EQ(test, kiw_fpdu_layout(&lay, at, 0, markers), 0);
+		ulpdu_len = get_unaligned_be16(e->wire + off + lay.lead);
+		KUNIT_ASSERT_EQ(test,
+				kiw_fpdu_layout(&lay, at, ulpdu_len, markers), 0);
+		e->max_wire = max(e->max_wire, lay.wire_len);
+		KUNIT_EXPECT_LE(test, lay.wire_len, max(mss, 160U));
+		off += lay.wire_len;
+		at += lay.wire_len;
+		n++;
+	}
+	KUNIT_EXPECT_EQ(test, off, bytes);
+	KUNIT_EXPECT_EQ(test, n, qp->tx.b->nr_fpdu);
+}
+
 /* Copy the batch's vectors out, as TCP does. */
 static unsigned int kiw_dp_take(struct kunit *test, struct kiw_dp_env *e,
 				struct kiw_qp *qp, unsigned int mss)
@@ -381,18 +413,12 @@ static unsigned int kiw_dp_take(struct kunit *test, struct kiw_dp_env *e,
 	struct kiw_txb *b = qp->tx.b;
 	struct iov_iter it;
 	struct kvec kv;
-	unsigned int i;
 
-	for (i = 0; i < b->nr_fpdu; i++) {
-		unsigned int w = b->fpdu[i].ftx.lay.wire_len;
-
-		e->max_wire = max(e->max_wire, w);
-		KUNIT_EXPECT_LE(test, w, max(mss, 160U));
-	}
 	e->nr_fpdu += b->nr_fpdu;
 	kiw_txb_iter(b, &it, &kv);
 	KUNIT_EXPECT_EQ(test, copy_from_iter(e->wire, b->bytes, &it),
 			b->bytes);
+	kiw_dp_check_fpdus(test, e, qp, mss);
 	kiw_txb_put_refs(b);
 	return b->bytes;
 }

@@ -881,9 +881,10 @@ static void kiw_eng_reserve_test(struct kunit *test)
  * A batch has room only for the framing its connection negotiated: no
  * vectors with CRC (its FPDUs are staged), marker room only with
  * markers; the batch fits a 4 KiB allocation in the shapes without
- * markers (16 KiB before), its FPDU array a 2 KiB one in every shape (4
- * KiB while each FPDU pointed at its marker room). A reused QP gets a
- * batch of its new shape.
+ * markers (16 KiB before), its FPDU array a 2 KiB one without CRC (4 KiB
+ * while each FPDU pointed at its marker room) and one slot with CRC (its
+ * FPDUs are staged one after the other). A reused QP gets a batch of its
+ * new shape.
  */
 static void kiw_eng_batch_shape_test(struct kunit *test)
 {
@@ -914,6 +915,15 @@ static void kiw_eng_batch_shape_test(struct kunit *test)
 		KUNIT_EXPECT_LE(test, kmalloc_size_roundup(KIW_TXB_FPDUS *
 						       sizeof(*b->fpdu)),
 				(size_t)2048);
+		/* With CRC one FPDU slot, all FPDUs of the batch reuse it. */
+		KUNIT_EXPECT_EQ(test, kiw_txb_nr_slots(shapes[i]),
+				shapes[i] & KIW_TXB_ZCOPY ? KIW_TXB_FPDUS : 1U);
+		KUNIT_EXPECT_LE(test, ksize(b->fpdu),
+				kmalloc_size_roundup(kiw_txb_nr_slots(shapes[i]) *
+						     sizeof(*b->fpdu)));
+		KUNIT_EXPECT_PTR_EQ(test, kiw_txb_slot(b, KIW_TXB_FPDUS - 1),
+				    shapes[i] & KIW_TXB_ZCOPY ?
+				    b->fpdu + KIW_TXB_FPDUS - 1 : b->fpdu);
 		/* One FPDU in: a second fits while its worst case does. */
 		b->nr_fpdu = 1;
 		b->limit = KIW_TXB_BYTES;

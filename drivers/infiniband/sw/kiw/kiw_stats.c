@@ -83,7 +83,7 @@ EXPORT_SYMBOL_IF_KUNIT(kiw_stats_fpdu_octets);
 /* The FPDU just added to @b (kiw_txb_add()) goes out. */
 void kiw_stats_tx_fpdu(struct kiw_device *kdev, const struct kiw_txb *b)
 {
-	const struct kiw_fpdu_layout *lay = &b->fpdu[b->nr_fpdu - 1].ftx.lay;
+	const struct kiw_fpdu_layout *lay = &kiw_txb_last(b)->ftx.lay;
 
 	kiw_stats_inc(kdev, KIW_STAT_TX_FPDUS);
 	kiw_stats_add(kdev, KIW_STAT_TX_BYTES,

@@ -112,7 +112,7 @@ static void kiw_trace_fpdu(const struct kiw_txb *b, const struct kiw_fpdu_rx *f,
 	unsigned int have;
 
 	if (b) {
-		t = &b->fpdu[b->nr_fpdu - 1];
+		t = kiw_txb_last(b);
 		*off = t->ftx.lay.start;
 		*ulpdu = t->ftx.lay.ulpdu_len;
 		kiw_trace_ddp(t->hdr + KIW_MPA_ULPDU_LEN_SIZE, *ulpdu,

@@ -12,8 +12,9 @@
 #include "kiw_tx_batch.h"
 
 /*
- * A batch without vectors (CRC: staged FPDUs) is one 2 KiB allocation;
- * its FPDUs' headers and trailers are another.
+ * A batch without vectors (CRC: staged FPDUs) is one 2 KiB allocation,
+ * with one FPDU slot apart; without CRC the FPDUs' headers and trailers
+ * are a 2 KiB allocation of their own.
  */
 static_assert(sizeof(struct kiw_txb) <= 2048);
 static_assert(KIW_TXB_FPDUS * sizeof(struct kiw_txb_fpdu) <= 2048);
@@ -28,6 +29,7 @@ static_assert(KIW_TXB_FPDUS * sizeof(struct kiw_txb_fpdu) <= 2048);
 struct kiw_txb *kiw_txb_alloc(unsigned int spill, unsigned int flags)
 {
 	unsigned int mk = flags & KIW_TXB_MARKERS ? KIW_FPDU_MAX_MARKERS : 0;
+	unsigned int slots = kiw_txb_nr_slots(flags);
 	unsigned int fpdu_vecs = 0, vec_max = 0;
 	struct kiw_txb *b;
 
@@ -43,10 +45,9 @@ struct kiw_txb *kiw_txb_alloc(unsigned int spill, unsigned int flags)
 	b->fpdu_vecs = fpdu_vecs;
 	b->vec_max = vec_max;
 	/* The vectors point into these: kmalloc, not vmalloc. */
-	b->fpdu = kcalloc(KIW_TXB_FPDUS, sizeof(*b->fpdu), GFP_KERNEL);
+	b->fpdu = kcalloc(slots, sizeof(*b->fpdu), GFP_KERNEL);
 	if (mk)
-		b->mk = kcalloc(KIW_TXB_FPDUS * mk, sizeof(*b->mk),
-				GFP_KERNEL);
+		b->mk = kcalloc(slots * mk, sizeof(*b->mk), GFP_KERNEL);
 	if (!b->fpdu || (mk && !b->mk) ||
 	    kiw_txb_reserve(b, spill, GFP_KERNEL)) {
 		kiw_txb_free(b);
@@ -350,7 +351,8 @@ static void kiw_txb_cut(struct kiw_txb *b, u32 at)
 int kiw_txb_add(struct kiw_txb *b, u32 start, bool markers, bool crc,
 		unsigned int hdr_len)
 {
-	struct kiw_txb_fpdu *f = &b->fpdu[b->nr_fpdu];
+	struct kiw_txb_fpdu *f = kiw_txb_slot(b, b->nr_fpdu);
+	unsigned int mk_max = kiw_txb_mk_max(b);
 	struct kiw_fpdu_tx_desc d = {
 		.start = start,
 		.markers = markers,
@@ -359,16 +361,20 @@ int kiw_txb_add(struct kiw_txb *b, u32 start, bool markers, bool crc,
 		.hdr_len = hdr_len,
 		.src = b->src,
 		.nr_src = b->nr_src,
-		.mk = b->mk ? b->mk + b->nr_fpdu * kiw_txb_mk_max(b) : NULL,
-		.mk_max = kiw_txb_mk_max(b),
+		.mk = b->mk ? b->mk + (f - b->fpdu) * mk_max : NULL,
+		.mk_max = mk_max,
 	};
 	unsigned int cut;
 	int n;
 
 	if (WARN_ON_ONCE(b->nr_fpdu == KIW_TXB_FPDUS))
 		return -ENOSPC;
-	/* CRC is negotiated per connection: a batch is all one kind. */
-	if (WARN_ON_ONCE(b->nr_fpdu && b->staged != crc))
+	/*
+	 * CRC is negotiated per connection: a batch is all one kind, and
+	 * only a batch shaped for vectors has a slot for each FPDU.
+	 */
+	if (WARN_ON_ONCE((b->nr_fpdu && b->staged != crc) ||
+			 (!crc && !(b->flags & KIW_TXB_ZCOPY))))
 		return -EINVAL;
 	if (crc) {
 		n = kiw_fpdu_build_linear(&f->ftx, &d, b->spill + b->bytes,

@@ -98,7 +98,13 @@ static_assert(KIW_DDP_HDR_MAX_LEN + KIW_RDMAP_TERM_MAX_LEN <= KIW_TXB_HDR_MAX);
 static_assert(KIW_DDP_HDR_MAX_LEN + sizeof(struct kiw_rdmap_read_req) <=
 	      KIW_TXB_HDR_MAX);
 
-/* One FPDU's octets that are not payload; the vectors point here. */
+/*
+ * One FPDU's octets that are not payload; the vectors point here. Without
+ * CRC a batch has one for each of its FPDUs (the vectors point into them
+ * until TCP took the batch); with CRC a single one, which each FPDU
+ * reuses: kiw_fpdu_build_linear() copies it into the staged image before
+ * the next FPDU is begun (kiw_txb_slot()).
+ */
 struct kiw_txb_fpdu {
 	u8 hdr[KIW_MPA_ULPDU_LEN_SIZE + KIW_TXB_HDR_MAX];
 	struct kiw_fpdu_tx ftx;
@@ -136,8 +142,8 @@ struct kiw_txb {
 	struct kiw_seg_plan plan;
 	unsigned int nr_cut;
 	u32 cut[KIW_TXB_FPDUS];
-	struct kiw_txb_fpdu *fpdu;	/* KIW_TXB_FPDUS, in the linear map */
-	struct kiw_mpa_marker *mk;	/* kiw_txb_mk_max() per FPDU; linear */
+	struct kiw_txb_fpdu *fpdu;	/* kiw_txb_slot(); in the linear map */
+	struct kiw_mpa_marker *mk;	/* kiw_txb_mk_max() per slot; linear */
 	struct kiw_txb_end end[KIW_TXB_FPDUS];
 	struct kiw_txb_ref ref[KIW_TXB_REFS];
 	struct bio_vec src[KIW_TXB_SRC];
@@ -161,6 +167,25 @@ static inline unsigned int kiw_txb_mk_max(const struct kiw_txb *b)
 	return b->flags & KIW_TXB_MARKERS ? KIW_FPDU_MAX_MARKERS : 0;
 }
 
+/* FPDU slots a batch of @flags has: one per FPDU only for vectors. */
+static inline unsigned int kiw_txb_nr_slots(unsigned int flags)
+{
+	return flags & KIW_TXB_ZCOPY ? KIW_TXB_FPDUS : 1;
+}
+
+/* The slot of the batch's FPDU @i: its header, trailer and layout. */
+static inline struct kiw_txb_fpdu *kiw_txb_slot(const struct kiw_txb *b,
+						unsigned int i)
+{
+	return &b->fpdu[b->flags & KIW_TXB_ZCOPY ? i : 0];
+}
+
+/* The FPDU kiw_txb_add() added last (the batch must have one). */
+static inline const struct kiw_txb_fpdu *kiw_txb_last(const struct kiw_txb *b)
+{
+	return kiw_txb_slot(b, b->nr_fpdu - 1);
+}
+
 struct kiw_txb *kiw_txb_alloc(unsigned int spill, unsigned int flags);
 void kiw_txb_free(struct kiw_txb *b);
 int kiw_txb_reserve(struct kiw_txb *b, unsigned int size, gfp_t gfp);
@@ -171,7 +196,7 @@ bool kiw_txb_room(const struct kiw_txb *b, unsigned int next);
 /* The current FPDU's header area, after the ULPDU_Length octets. */
 static inline u8 *kiw_txb_hdr(struct kiw_txb *b)
 {
-	return b->fpdu[b->nr_fpdu].hdr + KIW_MPA_ULPDU_LEN_SIZE;
+	return kiw_txb_slot(b, b->nr_fpdu)->hdr + KIW_MPA_ULPDU_LEN_SIZE;
 }
 
 int kiw_txb_src_local(struct kiw_txb *b, struct kiw_device *kdev,
