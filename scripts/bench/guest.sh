@@ -634,12 +634,15 @@ done
 add_test cm_connect/50 conn/s "m_cm 50"
 add_test cm_connect/100 conn/s "m_cm 100"
 add_test cm_connect/1000 conn/s "m_cm 1000"
-# Memory: siw and kiw only (MEM_STACKS), CRC and markers change no state
-# a connection keeps.
+# Memory: siw and kiw (MEM_STACKS); CRC and markers change no state of
+# siw's. kiw shapes a connection's send state by its framing (with CRC,
+# kiw's default, no vectors and one FPDU slot: kiw_tx_batch.h), so kiw-crc
+# is measured too, up to 100 connections (MEM_CRC_TESTS).
 add_test mem/1 KiB/conn "m_mem 1"
 add_test mem/100 KiB/conn "m_mem 100"
 add_test mem/1000 KiB/conn "m_mem 1000"
 MEM_STACKS='^(siw|kiw)$'
+MEM_CRC_TESTS='^mem/(1|100)$'
 
 RDMA_STACKS=(siw siw-crc kiw kiw-crc kiw-mrk)
 
@@ -721,6 +724,8 @@ bench() {
 			for s in "${stacks[@]}"; do
 				[ -z "$STACKS" ] || [[ "$s" =~ $STACKS ]] || continue
 				[[ "$name" != mem/* ]] || [[ "$s" =~ $MEM_STACKS ]] ||
+					{ [ "$s" = kiw-crc ] &&
+					  [[ "$name" =~ $MEM_CRC_TESTS ]]; } ||
 					continue
 				measure "$rep" "$s" "$name" "$unit" "$cmd"
 			done

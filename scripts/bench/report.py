@@ -250,6 +250,10 @@ class Report:
         for t in MEM_TESTS[1:]:
             check(f"{t}: memory per connection kiw / siw",
                   self.cell("kiw", t), self.cell("siw", t), "<= 1")
+        # Each stack as it loads: kiw frames with CRC, siw without.
+        check("mem/100: memory per connection, defaults, kiw+crc / siw",
+              self.cell("kiw-crc", "mem/100"), self.cell("siw", "mem/100"),
+              "<= 1")
         for s in ("kiw", "siw"):
             c = self.conn_check(s)
             if c:

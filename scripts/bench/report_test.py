@@ -93,6 +93,19 @@ class Targets(unittest.TestCase):
         self.assertEqual(v["mem/1000: memory per connection kiw / siw"],
                          "MISSED")
         self.assertFalse(any(k.startswith("mem/1:") for k in v))
+        # The defaults' row only once kiw-crc was measured.
+        self.assertFalse(any("defaults" in k for k in v))
+        rep = cells([(1, "siw", "mem/100", 60), (1, "kiw", "mem/100", 59),
+                     (1, "kiw-crc", "mem/100", 61)])
+        v = verdicts(rep)
+        self.assertEqual(
+            v["mem/100: memory per connection, defaults, kiw+crc / siw"],
+            "MISSED")
+        rep = cells([(1, "siw", "mem/100", 60), (1, "kiw-crc", "mem/100", 55)])
+        self.assertEqual(
+            verdicts(rep)[
+                "mem/100: memory per connection, defaults, kiw+crc / siw"],
+            "MET")
 
     def test_conn1000(self):
         # Tolerance: max(1024, mem/1000 * 1000 / 10) KiB = 6000 here.
