@@ -100,16 +100,34 @@ done
 # ---------------------------------------------------------------------------
 # ORD/IRD.
 
+# read_pair PORT SERVER_ARGS CLIENT_ARGS: a server in netns a, a client
+# in b. The outputs are emptied here, not only by the background job's
+# redirection: that runs later, in the child, and until it does the
+# previous server's LISTENING would let the client connect too early
+# (TCP answers the SYN with a reset, the client sees ECONNREFUSED).
 read_pair() {
 	local port=$1 sargs=$2 cargs=$3 pid rc=0
+	: > "$OUT.srv"
+	: > "$OUT.cli"
 	ip netns exec a timeout 120 "$LT" server -b $A4 -p "$port" $sargs \
 		> "$OUT.srv" 2>&1 &
 	pid=$!
 	wait_for 30 grep -q LISTENING "$OUT.srv" || { kill $pid; cat "$OUT.srv"; return 1; }
 	ip netns exec b timeout 120 "$LT" client -a $A4 -p "$port" $cargs \
 		> "$OUT.cli" 2>&1 || rc=$?
+	# A client that failed leaves the server waiting: not for 120 s.
+	[ "$rc" = 0 ] || { sleep 2; kill $pid 2>/dev/null; }
 	wait $pid || rc=$((rc + 100))
-	[ "$rc" = 0 ] || { cat "$OUT.srv" "$OUT.cli"; return 1; }
+	[ "$rc" = 0 ] && return 0
+	cat "$OUT.srv" "$OUT.cli"
+	echo "--- the kernel's last words, and both devices' counters:"
+	dmesg | tail -n 40
+	local d
+	for d in kiw_a kiw_b; do
+		echo "$d: $(rdma statistic show link $d/1 2>&1 |
+			grep -oE 'conn_[a-z_]+ [0-9]+' | tr '\n' ' ')"
+	done
+	return 1
 }
 
 pair_diag() {
