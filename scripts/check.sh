@@ -11,7 +11,8 @@
 #           conformance matrix up to date (scripts/conformance.sh --check);
 #           make bench's report and targets (scripts/bench/report_test.py);
 #           the plan of the VM tests' boots (scripts/checkplan_test.py);
-#           the repeated-code check itself (scripts/dupes_test.py)
+#           the repeated-code check itself (scripts/dupes_test.py);
+#           dp_align's capture parser (scripts/guest/fpdu_align_test.py)
 #   kunit   kiw's KUnit suites in the debug kernel (scripts/kunit.sh)
 #   vm      the VM tests scripts/tests/*.sh (--test NAME: only NAME.sh), and
 #           kiw between two VMs on Debian's 6.1 and 7.2 over a virtio-net
@@ -579,6 +580,7 @@ static_stock() {
 	bench_report
 	plan_test
 	dupes_test
+	align_test
 }
 
 # dkms_build RELEASE KDIR NAME: DKMS builds kiw for the kernel, as "make
@@ -665,6 +667,12 @@ plan_test() {
 # run is found, a short one is not, comments do not count, --shape sees
 # renamed code. (Its findings on the tree are not a check yet.)
 dupes_test() { py_unit "the repeated-code check" scripts/dupes_test.py; }
+
+# dp_align's capture parser (scripts/guest/fpdu_align.py) on made-up
+# captures: aligned and cut FPDUs, markers, cuts at the window's edge, gaps.
+align_test() {
+	py_unit "dp_align's capture parser" scripts/guest/fpdu_align_test.py
+}
 
 # The debug kernel has KUnit, so this also covers kunit/.
 static_debug() {

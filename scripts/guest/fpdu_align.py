@@ -13,11 +13,16 @@
 # markers at every 512 octets of that stream when the other side's frame
 # asked for them: RFC 5044 7.1, M is the receiver's requirement). A data
 # segment (one carrying FPDU octets) is aligned when it begins with an
-# FPDU, or with the marker just before one. One line per direction, then
-#   TOTAL aligned=A segments=N percent=P gaps=G
+# FPDU, or with the marker just before one. A segment that does not, but
+# follows one that TCP ended at the edge of the peer's receive window
+# (see classify()), is TCP's cut, not the sender's: it is counted apart
+# (W), not as a segment. One line per direction, with the first segments
+# that began inside an FPDU for no such reason, then
+#   TOTAL aligned=A segments=N percent=P gaps=G window_cut=W
 # Exit 0 when P >= MIN_PERCENT, N >= MIN_SEGMENTS (default 1) and no
 # octet of the walked streams was missing (G = 0); 1 otherwise; 2 for an
-# unreadable capture.
+# unreadable capture. scripts/guest/fpdu_align_test.py tests it.
+import bisect
 import struct
 import sys
 
@@ -75,24 +80,46 @@ def tcp_of(frame):
         return None
     if len(tcp) < 20:
         return None
-    sport, dport, seq = struct.unpack(">HHI", tcp[:8])
+    sport, dport, seq, ack = struct.unpack(">HHII", tcp[:12])
     doff = (tcp[12] >> 4) * 4
     flags = tcp[13]
+    win = struct.unpack(">H", tcp[14:16])[0]
     payload = tcp[doff:]
     if flags & 0x02:		# SYN: the stream starts at seq + 1
-        return (src, sport, dst, dport, (seq + 1) & 0xffffffff, None)
-    return (src, sport, dst, dport, seq, payload)
+        return (src, sport, dst, dport, (seq + 1) & 0xffffffff, None,
+                ack, wscale(tcp[20:doff]))
+    return (src, sport, dst, dport, seq, payload, ack, win)
+
+
+def wscale(opts):
+    """The window scale a SYN's options announce (0 without one)."""
+    i = 0
+    while i < len(opts):
+        kind = opts[i]
+        if kind == 0:
+            break
+        if kind == 1:
+            i += 1
+            continue
+        if i + 1 >= len(opts) or opts[i + 1] < 2:
+            break
+        if kind == 3 and opts[i + 1] == 3 and i + 2 < len(opts):
+            return min(opts[i + 2], 14)
+        i += opts[i + 1]
+    return 0
 
 
 class Direction:
-    def __init__(self, isn):
+    def __init__(self, isn, wscale):
         self.isn = isn
-        self.segs = []		# (stream offset, length)
+        self.wscale = wscale	# how this side's windows are scaled
+        self.segs = []		# (stream offset, length, frame number)
         self.data = {}		# stream offset -> payload
+        self.acks = []		# (frame number, ack, window) it sent
 
-    def add(self, seq, payload):
+    def add(self, seq, payload, n):
         o = (seq - self.isn) & 0xffffffff
-        self.segs.append((o, len(payload)))
+        self.segs.append((o, len(payload), n))
         if o not in self.data or len(self.data[o]) < len(payload):
             self.data[o] = payload
 
@@ -154,12 +181,17 @@ def main():
     min_segs = int(sys.argv[3]) if len(sys.argv) > 3 else 1
     dirs = {}
     try:
-        for src, sport, dst, dport, seq, payload in packets(path):
+        for n, (src, sport, dst, dport, seq, payload, ack, win) in \
+                enumerate(packets(path)):
             key = (src, sport, dst, dport)
             if payload is None:
-                dirs.setdefault(key, Direction(seq))
-            elif payload and key in dirs:
-                dirs[key].add(seq, payload)
+                dirs.setdefault(key, Direction(seq, win))
+                continue
+            if key not in dirs:
+                continue
+            dirs[key].acks.append((n, ack, win))
+            if payload:
+                dirs[key].add(seq, payload, n)
     except (OSError, ValueError) as e:
         print("fpdu_align: %s: %s" % (path, e))
         return 2
@@ -167,7 +199,7 @@ def main():
     for key, d in dirs.items():
         buf, _ = d.stream()
         frames[key] = mpa_frame(buf)
-    total_ok = total = gaps = 0
+    total_ok = total = gaps = cut_total = 0
     for key, d in sorted(dirs.items()):
         f = frames[key]
         if not f:
@@ -181,22 +213,83 @@ def main():
         markers = other[1]	# the receiver's requirement
         buf, gap = d.stream()
         starts, walked = fpdu_starts(buf, f[2], markers)
-        ok = n = 0
-        for o, length in d.segs:
-            if o + length <= f[2] or o >= walked:
-                continue	# the MPA frame, or past the last FPDU
-            n += 1
-            ok += o in starts
+        ok, bad, cut = classify(d, dirs.get(rev), starts, f[2], walked)
+        n = ok + len(bad)
         if gap:
             gaps += 1
-        print("%s: markers=%d aligned=%d segments=%d%s" %
-              (fmt(key), markers, ok, n, " GAP" if gap else ""))
+        print("%s: markers=%d aligned=%d segments=%d window_cut=%d%s" %
+              (fmt(key), markers, ok, n, cut, " GAP" if gap else ""))
+        explain(d, bad)
         total_ok += ok
         total += n
+        cut_total += cut
     pct = 100.0 * total_ok / total if total else 0.0
-    print("TOTAL aligned=%d segments=%d percent=%.2f gaps=%d" %
-          (total_ok, total, pct, gaps))
+    print("TOTAL aligned=%d segments=%d percent=%.2f gaps=%d window_cut=%d" %
+          (total_ok, total, pct, gaps, cut_total))
     return 0 if total >= min_segs and pct >= min_pct and not gaps else 1
+
+
+def window_edges(d, peer, frame, recent=64):
+    """Stream offsets of @d where the windows that @peer announced in its
+    last @recent segments before capture frame @frame ended."""
+    if not peer:
+        return set()
+    i = bisect.bisect_left(peer.acks, (frame,))
+    return {((ack + (win << peer.wscale)) - d.isn) & 0xffffffff
+            for _, ack, win in peer.acks[max(0, i - recent):i]}
+
+
+def classify(d, peer, starts, first, walked):
+    """Sort the data segments of direction @d (FPDUs from offset @first
+    to @walked) into those that begin an FPDU, those that do not
+    (returned as (offset, length, frame)), and those that do not because
+    TCP cut the segment before them at the edge of the peer's receive
+    window (returned as a count, and not counted as segments).
+
+    With Nagle off, TCP sends as much of a queued write as the peer's
+    window allows, ending the segment where the window ends
+    (tcp_mss_split_point()), and the rest of that write goes out in
+    full-sized segments that all begin at the same distance into an FPDU,
+    until the next write. kiw's writes begin with FPDUs, and segments are
+    its to shape only while the window is open: a segment that follows
+    such a cut, up to the next one that begins an FPDU (or a
+    retransmission of one), is TCP's and not the sender's."""
+    ok = cut = 0
+    bad = []
+    shifted = False
+    cut_at = set()
+    for o, length, frame in d.segs:
+        if o + length <= first or o >= walked:
+            continue	# the MPA frame, or past the last FPDU
+        if o in starts:
+            ok += 1
+            shifted = False
+        elif shifted or o in cut_at:
+            cut += 1
+            cut_at.add(o)
+        else:
+            bad.append((o, length, frame))
+        end = o + length
+        if end not in starts and end in window_edges(d, peer, frame):
+            shifted = True
+    return ok, bad, cut
+
+
+def explain(d, bad, most=8):
+    """A line for each of the first @most segments that did not begin an
+    FPDU (and did not follow a cut at the window's edge): where it began,
+    how far into an FPDU, the segment before it and how often that
+    offset was sent."""
+    seen = {}
+    for o, length, frame in d.segs:
+        seen[o] = seen.get(o, 0) + 1
+    ends = {o + length: length for o, length, _ in d.segs}
+    for o, length, frame in bad[:most]:
+        print("  frame %d: offset %d, %d octets; the segment before: %d "
+              "octets; this offset sent %d time(s)" %
+              (frame, o, length, ends.get(o, -1), seen[o]))
+    if len(bad) > most:
+        print("  (%d more)" % (len(bad) - most))
 
 
 def fmt(key):
