@@ -16,8 +16,9 @@
 # edge and the rest of that write goes out shifted (tcp_mss_split_point());
 # the parser counts those apart (window_cut). A last run with a 16 KiB
 # receive buffer at the server makes such cuts by the hundred: kiw's own
-# segments must still begin with FPDUs. (A loaded CI host once slowed the
-# receiver enough for 26 such segments in 2241, 98.84%: 2026-11-28.)
+# segments must still begin with FPDUs. (A CI run on a loaded host once
+# found 26 misaligned segments in 2241, 98.84%, before such cuts were
+# counted apart, on 2026-11-28; most likely these, not reproduced.)
 # (Before MSG_EOR cut the runs, a message's last, short FPDU had the next
 # message's first octets appended by TCP, and every later segment of that
 # message began inside an FPDU: 85% of the segments aligned here, 81% with
