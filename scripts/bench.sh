@@ -19,7 +19,8 @@
 #   --stacks REGEX only the stacks whose name matches (tcp, siw, siw-crc,
 #                  kiw, kiw-crc, kiw-mrk; e.g. '^kiw')
 #   --profile      no benchmark: perf record -a -g over ib_write_bw 64 KiB
-#                  (every stack), ib_write_lat 8 B and cmtime (kiw, siw);
+#                  (every stack), ib_write_lat 8 B (kiw, siw, with and
+#                  without CRC), ib_send_lat 8 B and cmtime (kiw, siw);
 #                  top symbols and callers in DIR/profile.txt, every
 #                  sample's stack, folded, in DIR/guest.log (FOLD lines)
 #   --out DIR      where results go (default build/bench)

@@ -979,10 +979,12 @@ if [ "$PROFILE" = 1 ]; then
 	# Symbols: the kernel's and the modules' from /proc/kallsyms.
 	echo 0 > /proc/sys/kernel/kptr_restrict
 	echo -1 > /proc/sys/kernel/perf_event_paranoid
-	# Bandwidth on every stack; latency and connection setup, kiw and siw.
+	# Bandwidth on every stack; latency with and without CRC, and
+	# connection setup, kiw and siw.
 	for p in kiw:write_bw/64K kiw-crc:write_bw/64K kiw-mrk:write_bw/64K \
 		 siw:write_bw/64K siw-crc:write_bw/64K kiw:write_lat/8 \
-		 siw:write_lat/8 kiw:send_lat/8 siw:send_lat/8 kiw:cm_connect siw:cm_connect; do
+		 siw:write_lat/8 kiw-crc:write_lat/8 siw-crc:write_lat/8 \
+		 kiw:send_lat/8 siw:send_lat/8 kiw:cm_connect siw:cm_connect; do
 		s=${p%%:*} t=${p#*:}
 		[ -z "$STACKS" ] || [[ "$s" =~ $STACKS ]] || continue
 		[ -z "$ONLY" ] || [[ "$t" =~ $ONLY ]] || continue
