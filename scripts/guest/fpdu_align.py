@@ -110,9 +110,9 @@ def wscale(opts):
 
 
 class Direction:
-    def __init__(self, isn, wscale):
+    def __init__(self, isn, scale):
         self.isn = isn
-        self.wscale = wscale	# how this side's windows are scaled
+        self.wscale = scale	# how this side's windows are scaled
         self.segs = []		# (stream offset, length, frame number)
         self.data = {}		# stream offset -> payload
         self.acks = []		# (frame number, ack, window) it sent
@@ -278,8 +278,8 @@ def classify(d, peer, starts, first, walked):
 def explain(d, bad, most=8):
     """A line for each of the first @most segments that did not begin an
     FPDU (and did not follow a cut at the window's edge): where it began,
-    how far into an FPDU, the segment before it and how often that
-    offset was sent."""
+    its length, the length of the segment that ended where it begins, and
+    how often that offset was sent."""
     seen = {}
     for o, length, frame in d.segs:
         seen[o] = seen.get(o, 0) + 1

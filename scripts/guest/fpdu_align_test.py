@@ -66,7 +66,6 @@ class Capture:
 
     def __init__(self, markers=False):
         self.frames = []
-        self.markers = markers
         self.rep = mpa_frame(fpdu_align.KEY_REP, markers)
         self.req = mpa_frame(fpdu_align.KEY_REQ, markers)
         self.add(CLI, SRV, -1, 0, 64, syn=True)
@@ -81,13 +80,13 @@ class Capture:
                                  (ISN[dst] + ack_off) & 0xffffffff, win,
                                  payload, syn))
 
-    def data(self, stream, cuts, lo=0, hi=None, win=512):
+    def data(self, stream, cuts, lo=0, hi=None):
         """The client's FPDU @stream from offset @lo to @hi (relative to
         the first FPDU), sent in segments cut at the offsets @cuts."""
         base = len(self.req)
         edges = [lo] + list(cuts) + [len(stream) if hi is None else hi]
         for a, b in zip(edges, edges[1:]):
-            self.add(CLI, SRV, base + a, len(self.rep), win, stream[a:b])
+            self.add(CLI, SRV, base + a, len(self.rep), 512, stream[a:b])
 
     def ack(self, acked, window):
         """The server acknowledges @acked octets of FPDUs, with room
@@ -102,12 +101,17 @@ class Capture:
             for fr in self.frames:
                 f.write(struct.pack("<IIII", 0, 0, len(fr), len(fr)) + fr)
             f.flush()
-            out = io.StringIO()
-            argv = ["fpdu_align.py", f.name] + [str(a) for a in args]
-            with unittest.mock.patch.object(sys, "argv", argv), \
-                    contextlib.redirect_stdout(out):
-                rc = fpdu_align.main()
-        return rc, out.getvalue()
+            return run_main(f.name, *args)
+
+
+def run_main(path, *args):
+    """fpdu_align.main() on @path with @args: (exit code, output)."""
+    out = io.StringIO()
+    argv = ["fpdu_align.py", path] + [str(a) for a in args]
+    with unittest.mock.patch.object(sys, "argv", argv), \
+            contextlib.redirect_stdout(out):
+        rc = fpdu_align.main()
+    return rc, out.getvalue()
 
 
 def total(out):
@@ -219,10 +223,7 @@ class Align(unittest.TestCase):
         with tempfile.NamedTemporaryFile() as f:
             f.write(b"x" * 40)
             f.flush()
-            with unittest.mock.patch.object(sys, "argv",
-                                            ["fpdu_align.py", f.name]), \
-                    contextlib.redirect_stdout(io.StringIO()):
-                self.assertEqual(fpdu_align.main(), 2)
+            self.assertEqual(run_main(f.name)[0], 2)
 
 
 if __name__ == "__main__":
