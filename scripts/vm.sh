@@ -194,9 +194,14 @@ out=$log.out
 # guest puts over the kernel's module tree: extra/kiw.ko (+ kiw_kunit.ko, +
 # the --ko modules) and the depmod index of the whole, so that "modprobe kiw"
 # works. depmod runs here, natively: in the guest, over 9p and under TCG, it
-# takes minutes. The layer is remade only when a module changed.
+# takes minutes. Prints the layer's directory. Each set of modules has a
+# layer of its own, named by their hash: boots run two at a time (KIW_VM_PARALLEL) with different sets
+# (siw's boots add siw.ko), and a guest reads its layer over 9p for as long
+# as it runs, so a layer is never remade or removed under a running boot
+# (once, a siw boot remade the one layer while ops_dkms's guest read it:
+# "Module veth not found"). Layers unused for 3 hours are removed.
 kiw_prepare() {
-	local build=$KIW_TOP/build/$release blog=$log.build kos ko tmp layer
+	local build=$KIW_TOP/build/$release blog=$log.build kos ko tmp
 	if [ -z "$kdir" ] && ! kdir=$("$KIW_TOP/scripts/kernel.sh" "$kernel" --kdir 2>"$blog"); then
 		tail -n 40 "$blog" >&2
 		kiw_log "no headers to build kiw for $release (full log: $blog)"
@@ -212,26 +217,35 @@ kiw_prepare() {
 	[ ! -f "$build/kunit/kiw_kunit.ko" ] || kos+=("$build/kunit/kiw_kunit.ko")
 	kos+=("${extra_kos[@]}")
 
-	layer=$build/vm-modules
 	key=$(kiw_hash "${kos[@]}" "$moddir/modules.order" <(echo "$moddir"))
-	[ "$(cat "$layer/.key" 2>/dev/null)" != "$key" ] || return 0
+	layer=$build/vm-modules/$key
+	find "$build/vm-modules" -mindepth 1 -maxdepth 1 -type d -mmin +180 \
+		-exec rm -rf {} + 2>/dev/null || true
+	if [ -f "$layer/.key" ]; then
+		touch "$layer"	# in use: not stale
+		echo "$layer"
+		return 0
+	fi
 	tmp=$layer.tmp
-	rm -rf "$tmp" "$layer"
+	rm -rf "$tmp"
 	mkdir -p "$tmp/lib/modules/$release/extra"
 	for ko in "${kos[@]}"; do cp "$ko" "$tmp/lib/modules/$release/extra/"; done
 	cp "$moddir"/modules.{order,builtin,builtin.modinfo} "$tmp/lib/modules/$release/"
 	ln -s "$moddir/kernel" "$tmp/lib/modules/$release/kernel"
-	depmod -b "$tmp" "$release"
+	depmod -b "$tmp" "$release" >&2
 	rm "$tmp/lib/modules/$release/kernel"
 	echo "$key" > "$tmp/.key"
 	mv "$tmp" "$layer"
+	echo "$layer"
 }
 
 modlayer=
 if [ "$kiw" = 1 ]; then
 	# One build at a time per build directory (worktrees have their own).
-	kiw_locked "build-$(kiw_hash <(echo "$KIW_TOP/build/$release"))" kiw_prepare || exit 2
-	modlayer=$KIW_TOP/build/$release/vm-modules/lib/modules/$release
+	# kiw_prepare prints the layer's directory.
+	layer=$(kiw_locked "build-$(kiw_hash <(echo "$KIW_TOP/build/$release"))" \
+		kiw_prepare) || exit 2
+	modlayer=$layer/lib/modules/$release
 fi
 
 initrd=$("$KIW_TOP/scripts/initramfs.sh" "$modroot" "$release")
