@@ -44,6 +44,10 @@ DP_VERIFY=/tmp/dp_verify
 # shellcheck disable=SC2034 # for the tests
 A4=10.77.0.1 B4=10.77.0.2
 PT_SDEV=kiw_a PT_SNS=a PT_CDEV=kiw_b PT_CNS=b PT_SADDR=$A4
+# pt_run's order between perftest's server and client (pt_listen_shim.c):
+# the file both ends share, empty where they share no /tmp (pair.sh).
+PT_LISTEN_STATE=/tmp/pt_listen
+PT_SHIM=${KIW_GUEST_BIN:-/nonexistent}/pt_listen_shim.so
 
 DP_TRACE=/sys/kernel/tracing
 DP_RX_OUT=/tmp/dp_rx.out
@@ -228,13 +232,16 @@ pt_results() {
 # iWARP device (traced on kiw: tcp_send_reset reason NO_SOCKET, the
 # server's listen 10 ms later). perftest's client retries after 100 ms by
 # design, but perftest 4.5+0.17 (Debian 12) crashes in that retry, inside
-# librdmacm. Seen in about one run of 15 on a loaded host, never in
-# cm_tool, rping or ucmatose, which listen once: such a run is repeated
-# too, and pt_repeated_diag says so. With siw as the client the reset
-# comes back from rdma_connect() itself (siw_connect() connects TCP
-# before it returns): perftest then says "Failed to connect through RDMA
-# CM" and "ERRNO: Connection refused" (seen once, ib_write_lat, kiw
-# serving siw, 2026-11-27).
+# librdmacm. With siw as the client the reset comes back from
+# rdma_connect() itself (siw_connect() connects TCP before it returns):
+# perftest then says "Failed to connect through RDMA CM" and "ERRNO:
+# Connection refused". Seen in about one run of 15 on a loaded host, and
+# in CI three tries in a row (ib_send_bw, kiw serving siw, 2026-11-29),
+# never in cm_tool, rping or ucmatose, which listen once. So both ends
+# run with pt_listen_shim.so preloaded, which holds the client's
+# rdma_resolve_addr() until the server listens (where the two share
+# /tmp). A run refused all the same is repeated, and pt_repeated_diag
+# says so.
 #
 # siw serving has a race of its own: siw_accept() (6.12) sends its MPA
 # Reply and only then points the socket's data_ready at the QP; a first
@@ -247,12 +254,22 @@ pt_results() {
 # held its 40 octets unread. A run stuck with octets in siw's Recv-Q
 # (pt_siw_race) is repeated.
 pt_run() {
-	local tool=$1 try
+	local tool=$1 try env=() extra
 	shift
+	if [ -n "$PT_LISTEN_STATE" ]; then
+		[ -f "$PT_SHIM" ] ||
+			{ echo "no $PT_SHIM (scripts/vm.sh builds it)"; return 1; }
+		read -ra extra <<< "${PT_SHIM_ENV:-}"
+		env=(env "LD_PRELOAD=$PT_SHIM" "PT_LISTEN_STATE=$PT_LISTEN_STATE"
+		     "${extra[@]}")
+	fi
 	for try in 1 2 3; do
-		dp_pair "$PT_SNS" "$PT_CNS" 18515 "$tool" -d "$PT_SDEV" -R \
-			--source_ip "$PT_SADDR" "$@" -- \
-			"$tool" -d "$PT_CDEV" -R "$@" "$PT_SADDR" && return 0
+		# No listen yet: a file left by the last run says nothing.
+		[ ${#env[@]} = 0 ] || echo 0 > "$PT_LISTEN_STATE"
+		dp_pair "$PT_SNS" "$PT_CNS" 18515 "${env[@]}" "$tool" \
+			-d "$PT_SDEV" -R --source_ip "$PT_SADDR" "$@" -- \
+			"${env[@]}" "$tool" -d "$PT_CDEV" -R "$@" "$PT_SADDR" &&
+			return 0
 		if grep -q "Correlation coefficient" "$DP_CLI_OUT" "$DP_SRV_OUT"
 		then
 			echo "perftest could not calibrate its clock (try $try)"
@@ -265,6 +282,22 @@ pt_run() {
 			return 1
 		fi
 	done
+	return 1
+}
+
+# pt_late_listen TOOL N ARGS...: pt_bw with perftest's server 1.5 s late
+# to listen for the test's QPs (PT_LISTEN_DELAY_MS of pt_listen_shim.c):
+# the race above, made certain. The run must pass, its client having
+# waited for that listen (1 s at least).
+pt_late_listen() {
+	local ms
+	PT_SHIM_ENV="PT_LISTEN_DELAY_MS=1500 PT_LISTEN_VERBOSE=1" pt_bw "$@" ||
+		return 1
+	ms=$(sed -n 's/^pt_listen_shim: waited \([0-9]*\) ms.*/\1/p' \
+		"$DP_CLI_OUT" | sort -n | tail -n 1)
+	[ "${ms:-0}" -ge 1000 ] && return 0
+	echo "the client waited ${ms:-no} ms for the server's second listen (want 1000 at least):"
+	cat "$DP_CLI_OUT"
 	return 1
 }
 

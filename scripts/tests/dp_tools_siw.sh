@@ -6,7 +6,8 @@
 # Debian's stock kernel (fast enough for the full counts), each side
 # serving in turn, with both devices at their default settings (nothing
 # written to sysfs or module parameters before): rping -C 1000 -V at 64 B,
-# 4 KiB and 16 KiB; the six perftest tools (-R); ucmatose with 8
+# 4 KiB and 16 KiB; the six perftest tools (-R), and ib_send_bw with its
+# server late to listen for the test QPs (pt_listen_shim.c); ucmatose with 8
 # connections; rsockets (rstream, riostream) with data verification;
 # cmtime. With siw serving, the bandwidth tools run at 1 B and 1 MiB and
 # with four QPs too (rstream only with KIW_LONG=1: see below). kiw asks
@@ -99,6 +100,8 @@ done
 for tool in ib_send_lat ib_write_lat ib_read_lat; do
 	check "$tool -R -s 8 -n 200, kiw serves" pt_lat $tool 200 -s 8
 done
+check "ib_send_bw -R, kiw serves 1.5 s late: siw's client waits for the listen" \
+	pt_late_listen ib_send_bw 50 -s 65536
 check "ucmatose: 8 connections, 4 messages each way, kiw serves" \
 	dp_pair a b 7471 ucmatose -b $A4 -c 8 -C 4 -- ucmatose -s $A4 -c 8 -C 4
 check "rstream -S 4096 -C $N, data verified, kiw serves" \
@@ -121,6 +124,8 @@ bw_suite CRC
 for tool in ib_send_lat ib_write_lat ib_read_lat; do
 	check "$tool -R -s 8 -n 200, siw serves" pt_lat $tool 200 -s 8
 done
+check "ib_send_bw -R, siw serves 1.5 s late: kiw's client waits for the listen" \
+	pt_late_listen ib_send_bw 50 -s 65536
 if [ "${KIW_LONG:-0}" = 1 ]; then
 	check "rstream -S 4096 -C $N, data verified, siw serves" \
 		dp_pair b a 7471 rstream -b $B4 -T v -S 4096 -C $N -- \
