@@ -252,7 +252,16 @@ pt_results() {
 # wait. Seen in 2 of 89 runs of ib_read_bw 1 MiB (2026-11-22, loaded
 # host): kiw's 34-octet Send went out at once, then nothing; siw's socket
 # held its 40 octets unread. A run stuck with octets in siw's Recv-Q
-# (pt_siw_race) is repeated.
+# (pt_siw_race) is repeated. But ending such a run is worse than the hang:
+# kiw's client gone, siw reports CLOSE for a cm_id iw_cm still has in
+# CONN_RECV (siw never reported ESTABLISHED), and iw_cm's
+# cm_close_handler() hits BUG() (iwcm.c:964 on 6.12; a CI run,
+# 2026-11-29: rdma_cm's port stayed bound and every run after it failed).
+# So with siw serving, what kiw sends reaches siw PT_SIW_DELAY_MS late
+# (netem on the client's veth): siw's accept then has that long to point
+# the socket at its RTR reader, where it needs microseconds unless its
+# vCPU is held up.
+PT_SIW_DELAY_MS=20
 pt_run() {
 	local tool=$1 try env=() extra
 	shift
@@ -266,10 +275,15 @@ pt_run() {
 	for try in 1 2 3; do
 		# No listen yet: a file left by the last run says nothing.
 		[ ${#env[@]} = 0 ] || echo 0 > "$PT_LISTEN_STATE"
-		dp_pair "$PT_SNS" "$PT_CNS" 18515 "${env[@]}" "$tool" \
+		pt_siw_delay on || return 1
+		if dp_pair "$PT_SNS" "$PT_CNS" 18515 "${env[@]}" "$tool" \
 			-d "$PT_SDEV" -R --source_ip "$PT_SADDR" "$@" -- \
-			"${env[@]}" "$tool" -d "$PT_CDEV" -R "$@" "$PT_SADDR" &&
+			"${env[@]}" "$tool" -d "$PT_CDEV" -R "$@" "$PT_SADDR"
+		then
+			pt_siw_delay off
 			return 0
+		fi
+		pt_siw_delay off
 		if grep -q "Correlation coefficient" "$DP_CLI_OUT" "$DP_SRV_OUT"
 		then
 			echo "perftest could not calibrate its clock (try $try)"
@@ -283,6 +297,21 @@ pt_run() {
 		fi
 	done
 	return 1
+}
+
+# pt_siw_delay on|off: with siw serving (PT_SDEV siw_b), netem's delay of
+# PT_SIW_DELAY_MS on the client's veth, or none (see pt_run).
+pt_siw_delay() {
+	local dev=veth-$PT_CNS
+	[ "$PT_SDEV" = siw_b ] || return 0
+	if [ "$1" = on ]; then
+		ip netns exec "$PT_CNS" tc qdisc replace dev "$dev" root \
+			netem delay "${PT_SIW_DELAY_MS}ms" && return 0
+		echo "netem delay on $dev (netns $PT_CNS) failed"
+		return 1
+	fi
+	ip netns exec "$PT_CNS" tc qdisc del dev "$dev" root 2> /dev/null
+	return 0
 }
 
 # pt_late_listen TOOL N ARGS...: pt_bw with perftest's server 1.5 s late
