@@ -514,11 +514,14 @@ static void kiw_rx_data_error_test(struct kunit *test)
 /*
  * The receive engine's loop (kiw_rx_actor()) over @wire, of which @arrived
  * octets are queued: check each FPDU ahead once it is all there, then let
- * the parser take it. *@taken: the octets taken so far.
+ * the parser take it. *@taken: the octets taken so far. @flat: first try
+ * the one-pass check (kiw_fpdu_rx_ahead_flat(), the skb being linear), as
+ * kiw_rx_ahead() does; it must apply exactly when the FPDU is all there
+ * and has no markers.
  */
 static void kiw_rx_ahead_run(struct kunit *test, struct kiw_test_ulp *u,
 			     struct sk_buff *skb, unsigned int arrived,
-			     unsigned int *taken)
+			     unsigned int *taken, bool flat)
 {
 	struct kiw_fpdu_rx copy;
 	unsigned int room;
@@ -533,15 +536,28 @@ static void kiw_rx_ahead_run(struct kunit *test, struct kiw_test_ulp *u,
 						      arrived - *taken,
 						      KIW_FPDU_RX_PEEK));
 			KUNIT_ASSERT_GE(test, span, 0);
-			if (!span || arrived - *taken < (unsigned int)span)
-				return;
-			kiw_fpdu_rx_ahead_begin(&copy, &u->rx);
-			/* all of it is there: the copy reaches its verdict */
-			done = kiw_fpdu_rx_ahead_feed(&copy, skb, *taken,
+			done = flat &&
+			       kiw_fpdu_rx_ahead_flat(&u->rx,
+						      skb->data + *taken,
 						      arrived - *taken);
-			KUNIT_ASSERT_TRUE(test, done);
-			KUNIT_EXPECT_EQ(test, copy.off, u->rx.off + span);
-			kiw_fpdu_rx_ahead_commit(&u->rx, &copy);
+			KUNIT_EXPECT_EQ(test, done,
+					(bool)(flat && !u->rx.markers && span &&
+					       arrived - *taken >=
+					       (unsigned int)span));
+			if (!done) {
+				if (!span ||
+				    arrived - *taken < (unsigned int)span)
+					return;
+				kiw_fpdu_rx_ahead_begin(&copy, &u->rx);
+				/* all of it is there: the copy has a verdict */
+				done = kiw_fpdu_rx_ahead_feed(&copy, skb,
+							      *taken,
+							      arrived - *taken);
+				KUNIT_ASSERT_TRUE(test, done);
+				KUNIT_EXPECT_EQ(test, copy.off,
+						u->rx.off + span);
+				kiw_fpdu_rx_ahead_commit(&u->rx, &copy);
+			}
 			room = kiw_fpdu_rx_room(&u->rx);
 			KUNIT_ASSERT_EQ(test, room, (unsigned int)span);
 		}
@@ -557,7 +573,8 @@ static void kiw_rx_ahead_run(struct kunit *test, struct kiw_test_ulp *u,
  * in the consumer's buffer, the FPDUs before it all of theirs. Markers
  * on and off, the stream arriving in pieces of 1, 3, 509 octets and at
  * once, a bad octet in the payload of FPDU 7, in a marker of FPDU 14
- * (without markers: none), or none.
+ * (without markers: none), or none; each FPDU checked by a parser copy,
+ * or (without markers) in one pass where it is all there.
  * Covers: MPA-RX-1, MPA-CRC-13
  */
 static void kiw_rx_ahead_test(struct kunit *test)
@@ -568,16 +585,18 @@ static void kiw_rx_ahead_test(struct kunit *test)
 	unsigned int ends[ARRAY_SIZE(lens)], sums[ARRAY_SIZE(lens) + 1];
 	unsigned int i, c, n, k, markers, bad, bi, taken, arrived, whole;
 	struct sk_buff *skb;
+	bool flat;
 	u8 *wire, *ulpdu;
 
 	wire = kunit_kzalloc(test, 16384, GFP_KERNEL);
 	ulpdu = kunit_kzalloc(test, 16384, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, wire);
 	KUNIT_ASSERT_NOT_NULL(test, ulpdu);
-	for (k = 0; k < 6; k++) {
+	for (k = 0; k < 12; k++) {
 		u32 start = 0xfffff000 + 0x1c4;
 
-		markers = k / 3;
+		flat = k / 6;
+		markers = k / 3 % 2;
 		bad = k % 3;
 
 		n = 0;
@@ -612,7 +631,8 @@ static void kiw_rx_ahead_test(struct kunit *test)
 			taken = 0;
 			for (arrived = 0; arrived < n;) {
 				arrived = min(arrived + chunks[c], n);
-				kiw_rx_ahead_run(test, u, skb, arrived, &taken);
+				kiw_rx_ahead_run(test, u, skb, arrived, &taken,
+						 flat);
 				for (whole = 0; whole < ARRAY_SIZE(lens) &&
 				     ends[whole] <= arrived; whole++)
 					;
@@ -641,6 +661,105 @@ static void kiw_rx_ahead_test(struct kunit *test)
 	}
 }
 
+/*
+ * Check ahead with a parser copy (begin, feed, commit) on @a, in one pass
+ * (kiw_fpdu_rx_ahead_flat()) on @b, over the FPDU at the start of @skb
+ * (linear, @n octets); then let each parser take it. Both must reach the
+ * same verdict and give the upper layer the same.
+ */
+static void kiw_rx_flat_same(struct kunit *test, struct kiw_test_ulp *a,
+			     struct kiw_test_ulp *b, struct sk_buff *skb,
+			     unsigned int n)
+{
+	struct kiw_fpdu_rx copy;
+	bool flat;
+	int span;
+
+	kiw_test_ulp_reset(a, false, true);
+	kiw_test_ulp_reset(b, false, true);
+	span = kiw_fpdu_rx_span(&a->rx, skb->data, n);
+	flat = kiw_fpdu_rx_ahead_flat(&b->rx, skb->data, n);
+	if (span <= 0 || (unsigned int)span > n ||
+	    get_unaligned_be16(skb->data) > KIW_MPA_ULPDU_MAX) {
+		/* not all there, or refused at its length: the copy's case */
+		KUNIT_EXPECT_FALSE(test, flat);
+		KUNIT_EXPECT_EQ(test, kiw_fpdu_rx_room(&b->rx), 0);
+		return;
+	}
+	KUNIT_ASSERT_TRUE(test, flat);
+	kiw_fpdu_rx_ahead_begin(&copy, &a->rx);
+	KUNIT_ASSERT_TRUE(test, kiw_fpdu_rx_ahead_feed(&copy, skb, 0, n));
+	kiw_fpdu_rx_ahead_commit(&a->rx, &copy);
+	KUNIT_EXPECT_EQ(test, b->rx.ahead_end, a->rx.ahead_end);
+	KUNIT_EXPECT_EQ(test, b->rx.ahead_bad, a->rx.ahead_bad);
+	KUNIT_EXPECT_EQ(test, kiw_fpdu_rx_room(&b->rx),
+			kiw_fpdu_rx_room(&a->rx));
+	kiw_fpdu_rx_feed(&a->rx, skb, 0, span);
+	kiw_fpdu_rx_feed(&b->rx, skb, 0, span);
+	KUNIT_EXPECT_EQ(test, b->nr_hdr, a->nr_hdr);
+	KUNIT_EXPECT_EQ(test, b->nr_data, a->nr_data);
+	KUNIT_EXPECT_EQ(test, b->nr_ok, a->nr_ok);
+	KUNIT_EXPECT_EQ(test, b->nr_bad, a->nr_bad);
+	KUNIT_EXPECT_EQ(test, b->verdict, a->verdict);
+	KUNIT_ASSERT_EQ(test, b->len, a->len);
+	KUNIT_EXPECT_MEMEQ(test, b->buf, a->buf, a->len);
+}
+
+/*
+ * The one-pass check reaches the parser copy's verdict, octet for octet:
+ * FPDUs without markers (Sends of 18 to 1100 octets, padded or not, and
+ * ULPDUs too short for their DDP header), each intact and with every one
+ * of its bits flipped in turn (one in 7 above 64 octets), cut short by
+ * up to 4 octets too: it applies to a whole FPDU and only then.
+ * Covers: MPA-RX-1, MPA-CRC-13
+ */
+static void kiw_rx_ahead_flat_test(struct kunit *test)
+{
+	static const struct {
+		u16 len;
+		u8 ctrl;	/* 0: a Send header */
+	} cases[] = {
+		{ 18, 0 }, { 19, 0 }, { 21, 0 }, { 26, 0 }, { 200, 0 },
+		{ 1100, 0 }, { 0, 0x41 }, { 1, 0xc1 }, { 13, 0xc1 },
+		{ 17, 0x41 },
+	};
+	struct kiw_test_ulp *a = kiw_test_ulp_new(test, 2048, false, true);
+	struct kiw_test_ulp *b = kiw_test_ulp_new(test, 2048, false, true);
+	unsigned int i, bit, n, cut, step;
+	struct sk_buff *skb;
+	u8 *ulpdu, *wire;
+
+	ulpdu = kunit_kzalloc(test, 2048, GFP_KERNEL);
+	wire = kunit_kzalloc(test, 2048, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ulpdu);
+	KUNIT_ASSERT_NOT_NULL(test, wire);
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		memset(ulpdu, 0x5a + i, cases[i].len);
+		if (cases[i].ctrl)
+			ulpdu[0] = cases[i].ctrl;
+		else
+			kiw_ref_send_hdr(ulpdu, i + 1);
+		n = kiw_ref_fpdu(wire, 0, ulpdu, cases[i].len, false, true,
+				 NULL);
+		skb = kiw_test_skb(test, wire, n, n, 0, 0);
+		for (cut = 0; cut <= 4; cut++)
+			kiw_rx_flat_same(test, a, b, skb, n - cut);
+		step = n > 64 ? 7 : 1;
+		for (bit = 0; bit < n * 8; bit += step) {
+			skb->data[bit / 8] ^= BIT(bit % 8);
+			kiw_rx_flat_same(test, a, b, skb, n);
+			skb->data[bit / 8] ^= BIT(bit % 8);
+		}
+	}
+	/* Markers, or no CRC: not its case; the parser is left as it was. */
+	kiw_test_ulp_reset(b, true, true);
+	KUNIT_EXPECT_FALSE(test, kiw_fpdu_rx_ahead_flat(&b->rx, skb->data, n));
+	KUNIT_EXPECT_FALSE(test, b->rx.ahead);
+	kiw_test_ulp_reset(b, false, false);
+	KUNIT_EXPECT_FALSE(test, kiw_fpdu_rx_ahead_flat(&b->rx, skb->data, n));
+	KUNIT_EXPECT_FALSE(test, b->rx.ahead);
+}
+
 /* Without CRC there is nothing to check ahead: the parser takes all. */
 static void kiw_rx_ahead_crc_off_test(struct kunit *test)
 {
@@ -665,6 +784,7 @@ static struct kunit_case kiw_fpdu_rx_cases[] = {
 	KUNIT_CASE(kiw_rx_stop_test),
 	KUNIT_CASE(kiw_rx_data_error_test),
 	KUNIT_CASE(kiw_rx_ahead_test),
+	KUNIT_CASE(kiw_rx_ahead_flat_test),
 	KUNIT_CASE(kiw_rx_ahead_crc_off_test),
 	{}
 };

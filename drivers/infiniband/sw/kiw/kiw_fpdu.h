@@ -67,7 +67,9 @@ int kiw_skb_crc(const struct sk_buff *skb, unsigned int off,
  * kiw_fpdu_rx_ahead_commit() hands the verdict to the parser, which then
  * takes that FPDU without running the CRC again: a good one as before, a
  * bad one (its CRC, or with a good CRC its framing) without calling
- * hdr() or data(), its error reported as before. kiw_fpdu_rx_through()
+ * hdr() or data(), its error reported as before. Without markers, an
+ * FPDU whole in one contiguous piece is checked in one CRC pass instead
+ * (kiw_fpdu_rx_ahead_flat()), to the same verdict. kiw_fpdu_rx_through()
  * lets one FPDU go up as it arrives, its CRC checked at its end, for a
  * receiver that cannot hold all of it. Fed without asking (the KUnit engine tests do), the parser
  * still places before the CRC is known, and the upper layer completes
@@ -182,6 +184,8 @@ bool kiw_fpdu_rx_ahead_feed(struct kiw_fpdu_rx *copy,
 			    unsigned int len);
 void kiw_fpdu_rx_ahead_commit(struct kiw_fpdu_rx *rx,
 			      const struct kiw_fpdu_rx *copy);
+bool kiw_fpdu_rx_ahead_flat(struct kiw_fpdu_rx *rx, const u8 *fpdu,
+			    unsigned int n);
 void kiw_fpdu_rx_through(struct kiw_fpdu_rx *rx);
 
 /* Octets kiw_fpdu_rx_span() may need to see. */

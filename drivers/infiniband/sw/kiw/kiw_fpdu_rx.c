@@ -673,6 +673,47 @@ void kiw_fpdu_rx_ahead_commit(struct kiw_fpdu_rx *rx,
 EXPORT_SYMBOL_IF_KUNIT(kiw_fpdu_rx_ahead_commit);
 
 /**
+ * kiw_fpdu_rx_ahead_flat - check the next FPDU ahead, all of it at hand
+ * @rx: the parser, between two FPDUs
+ * @fpdu: the stream's next octets, contiguous in memory
+ * @n: how many
+ *
+ * What kiw_fpdu_rx_ahead_begin(), _feed() and _commit() do, in one CRC
+ * pass, for the common case: no markers, and all of the FPDU in @fpdu (a
+ * small message comes in one piece of one skb). Without markers the copy
+ * finds no error but the CRC that the parser does not find itself before
+ * any hdr() or data() (a ULPDU too short for its header shows at the
+ * header), so its verdict is the CRC's alone.
+ *
+ * Return: true if the FPDU was checked (kiw_fpdu_rx_room() gives it);
+ * false if this case does not apply: no CRC, markers, the parser inside
+ * an FPDU, a ULPDU_Length it refuses, or an FPDU not all in @fpdu.
+ */
+bool kiw_fpdu_rx_ahead_flat(struct kiw_fpdu_rx *rx, const u8 *fpdu,
+			    unsigned int n)
+{
+	unsigned int body;
+	int span;
+	u32 crc;
+
+	if (!rx->crc_on || rx->markers || rx->ahead || rx->through)
+		return false;
+	span = kiw_fpdu_rx_span(rx, fpdu, n);
+	if (span <= 0 || (unsigned int)span > n ||
+	    get_unaligned_be16(fpdu) > KIW_MPA_ULPDU_MAX)
+		return false;
+	body = span - KIW_MPA_CRC_SIZE;
+	crc = kiw_crc_update(kiw_crc_init(), fpdu, body);
+	rx->ahead = true;
+	rx->ahead_end = rx->off + span;
+	rx->ahead_bad = kiw_crc_get(fpdu + body) != kiw_crc_final(crc);
+	if (rx->ahead_bad && !rx->pending)
+		rx->pending = KIW_FPDU_ERR_CRC;
+	return true;
+}
+EXPORT_SYMBOL_IF_KUNIT(kiw_fpdu_rx_ahead_flat);
+
+/**
  * kiw_fpdu_rx_through - let the current or next FPDU go up unchecked
  * @rx: the parser, not inside an FPDU checked ahead
  *

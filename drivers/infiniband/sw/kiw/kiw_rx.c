@@ -3,6 +3,7 @@
  * kiw receive engine (see kiw_rx.h): the FPDU parser's upper layer, the
  * per-message checks and completions, and the error path.
  */
+#include <linux/highmem.h>
 #include <linux/moduleparam.h>
 #include <linux/slab.h>
 #include <net/tcp.h>
@@ -482,6 +483,40 @@ static bool kiw_rx_ahead_actor(void *arg, const struct sk_buff *skb,
 }
 
 /*
+ * The FPDU at @off whole in one piece of @skb, its linear part or one
+ * page of one fragment, as a small message comes: checked ahead in one
+ * CRC pass (kiw_fpdu_rx_ahead_flat()). Return: false if it is not, or
+ * that does not apply; kiw_rx_ahead() then goes the general way.
+ */
+static bool kiw_rx_ahead_flat(struct kiw_fpdu_rx *f,
+			      const struct sk_buff *skb, unsigned int off)
+{
+	unsigned int start = skb_headlen(skb), size = 0, at, i;
+	const skb_frag_t *frag = NULL;
+	bool done;
+	u8 *va;
+
+	if (off < start)
+		return kiw_fpdu_rx_ahead_flat(f, skb->data + off, start - off);
+	for (i = 0; i < skb_shinfo(skb)->nr_frags; i++) {
+		frag = &skb_shinfo(skb)->frags[i];
+		size = skb_frag_size(frag);
+		if (off < start + size)
+			break;
+		start += size;
+	}
+	if (i == skb_shinfo(skb)->nr_frags)
+		return false;	/* in the frag_list */
+	at = skb_frag_off(frag) + off - start;
+	va = kmap_local_page(nth_page(skb_frag_page(frag), at >> PAGE_SHIFT));
+	done = kiw_fpdu_rx_ahead_flat(f, va + offset_in_page(at),
+				      min_t(unsigned int, start + size - off,
+					    PAGE_SIZE - offset_in_page(at)));
+	kunmap_local(va);
+	return done;
+}
+
+/*
  * The rest of an FPDU cannot come in while we hold its start: the
  * receive window has less room than that rest and than a full segment
  * (an FPDU near 64 KiB on a socket whose buffer has not grown yet). The
@@ -496,7 +531,8 @@ static bool kiw_rx_window_stuck(struct sock *sk, u32 rest)
 
 /*
  * CRC on: check the next FPDU ahead, if all of it is queued (RFC 5044
- * section 6: verified before DDP sees any of it). Return: false if it
+ * section 6: verified before DDP sees any of it); in one CRC pass if all
+ * of it is in one piece of @skb (kiw_rx_ahead_flat()). Return: false if it
  * is not all there yet; the next sk_data_ready comes back to it. If it
  * cannot all come in (kiw_rx_window_stuck()), the parser takes it as
  * it arrives instead, CRC checked at its end (and nothing completes
@@ -511,6 +547,8 @@ static bool kiw_rx_ahead(struct kiw_rx *rx, struct sock *sk,
 	struct kiw_fpdu_rx copy;
 	int span;
 
+	if (kiw_rx_ahead_flat(&rx->fpdu, skb, off))
+		return true;
 	kiw_rx_queued(sk, skb, off, kiw_rx_peek_actor, &peek);
 	span = kiw_fpdu_rx_span(&rx->fpdu, peek.buf, peek.n);
 	if (span > 0 && queued < (u32)span) {
