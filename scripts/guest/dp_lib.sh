@@ -263,7 +263,7 @@ pt_results() {
 # vCPU is held up.
 PT_SIW_DELAY_MS=20
 pt_run() {
-	local tool=$1 try env=() extra
+	local tool=$1 try env=() extra rc
 	shift
 	if [ -n "$PT_LISTEN_STATE" ]; then
 		[ -f "$PT_SHIM" ] ||
@@ -276,14 +276,13 @@ pt_run() {
 		# No listen yet: a file left by the last run says nothing.
 		[ ${#env[@]} = 0 ] || echo 0 > "$PT_LISTEN_STATE"
 		pt_siw_delay on || return 1
-		if dp_pair "$PT_SNS" "$PT_CNS" 18515 "${env[@]}" "$tool" \
+		rc=0
+		dp_pair "$PT_SNS" "$PT_CNS" 18515 "${env[@]}" "$tool" \
 			-d "$PT_SDEV" -R --source_ip "$PT_SADDR" "$@" -- \
-			"${env[@]}" "$tool" -d "$PT_CDEV" -R "$@" "$PT_SADDR"
-		then
-			pt_siw_delay off
-			return 0
-		fi
+			"${env[@]}" "$tool" -d "$PT_CDEV" -R "$@" "$PT_SADDR" ||
+			rc=$?
 		pt_siw_delay off
+		[ "$rc" != 0 ] || return 0
 		if grep -q "Correlation coefficient" "$DP_CLI_OUT" "$DP_SRV_OUT"
 		then
 			echo "perftest could not calibrate its clock (try $try)"

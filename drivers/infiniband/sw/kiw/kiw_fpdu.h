@@ -186,6 +186,13 @@ void kiw_fpdu_rx_ahead_commit(struct kiw_fpdu_rx *rx,
 			      const struct kiw_fpdu_rx *copy);
 bool kiw_fpdu_rx_ahead_flat(struct kiw_fpdu_rx *rx, const u8 *fpdu,
 			    unsigned int n);
+
+/* May kiw_fpdu_rx_ahead_flat() check the next FPDU (if it is at hand)? */
+static inline bool kiw_fpdu_rx_flat_ok(const struct kiw_fpdu_rx *rx)
+{
+	return rx->crc_on && !rx->markers && !rx->ahead && !rx->through;
+}
+
 void kiw_fpdu_rx_through(struct kiw_fpdu_rx *rx);
 
 /* Octets kiw_fpdu_rx_span() may need to see. */

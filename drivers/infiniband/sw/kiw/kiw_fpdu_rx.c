@@ -696,7 +696,7 @@ bool kiw_fpdu_rx_ahead_flat(struct kiw_fpdu_rx *rx, const u8 *fpdu,
 	int span;
 	u32 crc;
 
-	if (!rx->crc_on || rx->markers || rx->ahead || rx->through)
+	if (!kiw_fpdu_rx_flat_ok(rx))
 		return false;
 	span = kiw_fpdu_rx_span(rx, fpdu, n);
 	if (span <= 0 || (unsigned int)span > n ||

@@ -496,6 +496,8 @@ static bool kiw_rx_ahead_flat(struct kiw_fpdu_rx *f,
 	bool done;
 	u8 *va;
 
+	if (!kiw_fpdu_rx_flat_ok(f))
+		return false;	/* before the walk: markers come in bulk */
 	if (off < start)
 		return kiw_fpdu_rx_ahead_flat(f, skb->data + off, start - off);
 	for (i = 0; i < skb_shinfo(skb)->nr_frags; i++) {
