@@ -582,6 +582,72 @@ static void kiw_eng_bad_write_test(struct kunit *test)
 }
 
 /*
+ * A Send whose SGEs the sender may not read: kiw_tx_check_first() checks
+ * a message of several SGEs or FPDUs before it starts, and leaves a
+ * one-SGE, one-FPDU message to the check that gathers it; either way not
+ * one FPDU of it goes out, the WR fails with a local protection error and
+ * the QP terminates.
+ */
+struct kiw_eng_lbad {
+	const char *name;
+	u32 len;	/* the message */
+	u32 have;	/* what the region holds from the first SGE on */
+	bool bad_key;	/* the last SGE's key is wrong */
+	int nsge;
+};
+
+static const struct kiw_eng_lbad kiw_eng_lbads[] = {
+	{ "one_fpdu_key", 8, 8, true, 1 },
+	{ "one_fpdu_bounds", 8, 7, false, 1 },
+	{ "full_fpdu_bounds", 1424, 1423, false, 1 },
+	{ "two_fpdus_bounds", 1425, 1424, false, 1 },
+	{ "big_bounds", 5000, 4999, false, 1 },
+	{ "second_sge_key", 8, 8, true, 2 },
+	{ "second_sge_bounds", 3000, 2999, false, 2 },
+};
+
+static void kiw_eng_lbad_desc(const struct kiw_eng_lbad *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(kiw_eng_lbad, kiw_eng_lbads, kiw_eng_lbad_desc);
+
+static void kiw_eng_bad_sge_test(struct kunit *test)
+{
+	const struct kiw_eng_lbad *c = test->param_value;
+	struct kiw_dp_env *e = kiw_dp_env(test, true, false, 4);
+	struct kiw_dp_region *src, *dst;
+	struct ib_sge sge[2], rsge;
+	struct ib_wc wc;
+	int n;
+
+	src = kiw_dp_region(test, e->kdev, &e->pd, KIW_MR_USER, 0x10,
+			    c->have, ACC_ALL, 0);
+	kiw_eng_fill(src, src->iova, c->have, 9);
+	dst = kiw_dp_region(test, e->kdev, &e->pd, KIW_MR_USER, 0,
+			    c->len + 100, ACC_ALL, 0);
+	rsge = (struct ib_sge){ dst->iova, c->len + 100, dst->stag };
+	kiw_eng_recv(test, e->qp[1], 78, &rsge, 1);
+	n = kiw_eng_sges(src, src->iova, c->len, sge, c->nsge);
+	if (c->bad_key)
+		sge[n - 1].lkey = kiw_stag(kiw_stag_index(src->stag),
+					   (src->stag & 0xff) ^ 0x5a);
+	kiw_eng_post(test, e->qp[0], 57, IB_WR_SEND, sge, n, 0, 0);
+
+	KUNIT_EXPECT_EQ(test, kiw_dp_pump(test, e, 0, 1448), 0);
+	kiw_eng_expect_wc(test, e, 0, 57, IB_WC_SEND, IB_WC_LOC_PROT_ERR, -1);
+	KUNIT_EXPECT_EQ(test, kiw_qp_state(e->qp[0]), KIW_QP_TERMINATE);
+	/* The peer saw nothing but the Terminate. */
+	KUNIT_EXPECT_EQ(test, kiw_dp_guard_hit(dst, dst->iova, 0), -1);
+	KUNIT_EXPECT_EQ(test, kiw_dp_poll(e, 1, &wc, 1), 0);
+	KUNIT_EXPECT_EQ(test, e->events[1], 0);
+	KUNIT_ASSERT_GT(test, kiw_dp_pump_term(test, e, 0), 0);
+	KUNIT_EXPECT_EQ(test, kiw_qp_state(e->qp[0]), KIW_QP_ERROR);
+	KUNIT_EXPECT_NE(test, kiw_qp_state(e->qp[1]), KIW_QP_RTS);
+}
+
+/*
  * A corrupted octet in the payload: the FPDU is never good (LLP, CRC),
  * the receive WR it was filling fails, nothing is delivered.
  */
@@ -1045,6 +1111,7 @@ static struct kunit_case kiw_engine_cases[] = {
 	KUNIT_CASE(kiw_eng_ird_test),
 	KUNIT_CASE(kiw_eng_ird_reuse_test),
 	KUNIT_CASE_PARAM(kiw_eng_bad_write_test, kiw_eng_bad_gen_params),
+	KUNIT_CASE_PARAM(kiw_eng_bad_sge_test, kiw_eng_lbad_gen_params),
 	KUNIT_CASE(kiw_eng_crc_test),
 	KUNIT_CASE(kiw_eng_zero_test),
 	KUNIT_CASE(kiw_eng_msn_wrap_test),

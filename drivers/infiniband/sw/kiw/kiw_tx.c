@@ -342,6 +342,13 @@ unsigned int kiw_tx_fill(struct kiw_qp *qp, u32 mss, int space)
 	}
 	if (tx->cur.kind != KIW_TXM_NONE)
 		kiw_txb_stopped_short(tx->b, tx->fpdu_max);
+	/*
+	 * A message that failed in its first FPDU (a region invalidated
+	 * since the SQ's check) may hold region references, and there is no
+	 * batch to send that would drop them: drop them now.
+	 */
+	if (!tx->b->nr_fpdu)
+		kiw_txb_put_refs(tx->b);
 	return tx->b->nr_fpdu;
 }
 EXPORT_SYMBOL_IF_KUNIT(kiw_tx_fill);

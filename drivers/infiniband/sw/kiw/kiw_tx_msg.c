@@ -132,6 +132,22 @@ static enum ib_wc_status kiw_tx_check_sgl(struct kiw_qp *qp,
 	return IB_WC_SUCCESS;
 }
 
+/*
+ * Must the SGEs be checked before the message starts? Not when it is one
+ * SGE and goes in one FPDU: kiw_tx_gather_sgl() checks that SGE whole
+ * before any of it is in the batch (and if a region's pages need more
+ * vectors than an FPDU has, cuts the FPDU short after that check). This
+ * saves a second lookup of the same lkey on every small message.
+ */
+static bool kiw_tx_check_first(const struct kiw_tx *tx,
+			       const struct kiw_sqe *sqe)
+{
+	if (sqe->flags & SIW_WQE_INLINE)
+		return false;
+	return sqe->num_sge != 1 ||
+	       sqe->length > tx->mulpdu - KIW_DDP_HDR_MAX_LEN;
+}
+
 static bool kiw_tx_start_send_write(struct kiw_qp *qp, u32 pos)
 {
 	struct kiw_tx *tx = &qp->tx;
@@ -141,7 +157,7 @@ static bool kiw_tx_start_send_write(struct kiw_qp *qp, u32 pos)
 	bool inv = sqe->opcode == SIW_OP_SEND_REMOTE_INV;
 	u8 op;
 
-	if (!(sqe->flags & SIW_WQE_INLINE))
+	if (kiw_tx_check_first(tx, sqe))
 		status = kiw_tx_check_sgl(qp, sqe);
 	if (status != IB_WC_SUCCESS) {
 		kiw_tx_wqe_fail(qp, pos, status);
