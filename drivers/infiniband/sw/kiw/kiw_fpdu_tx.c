@@ -348,9 +348,10 @@ EXPORT_SYMBOL_IF_KUNIT(kiw_fpdu_build);
  * @buf: where the FPDU goes
  * @len: room in @buf; the FPDU takes kiw_fpdu_layout()'s wire_len
  *
- * One pass over the payload: each page piece is copied, then run through
- * the CRC while it is hot in the cache, so the CRC matches what is sent
- * even if the source changes afterwards.
+ * The payload is copied, then the CRC runs once over the whole image,
+ * just written and still in the cache (one call, not one per header,
+ * page piece, marker and pad), so the CRC matches what is sent even if
+ * the source changes afterwards.
  *
  * Return: the FPDU's length, -EMSGSIZE, -EINVAL (as kiw_fpdu_build()) or
  * -ENOSPC when it does not fit in @len octets or needs more markers than
@@ -362,10 +363,20 @@ int kiw_fpdu_build_linear(struct kiw_fpdu_tx *tx,
 {
 	struct kiw_fpdu_emit e = {
 		.tx = tx, .mk_room = d->mk, .lin = buf, .max = len,
-		.markers = d->markers, .crc_on = d->crc, .crc = kiw_crc_init(),
+		.markers = d->markers,
 	};
 	int rv = kiw_fpdu_emit_all(&e, d);
+	u32 n;
 
-	return rv ? rv : e.pos;
+	if (rv)
+		return rv;
+	if (d->crc) {
+		/* Everything before the CRC field, markers included. */
+		n = e.pos - KIW_MPA_CRC_SIZE;
+		tx->crc = kiw_crc_final(kiw_crc_update(kiw_crc_init(), buf, n));
+		kiw_crc_put(buf + n, tx->crc);
+		kiw_crc_put(tx->trailer + tx->lay.pad, tx->crc);
+	}
+	return e.pos;
 }
 EXPORT_SYMBOL_IF_KUNIT(kiw_fpdu_build_linear);
