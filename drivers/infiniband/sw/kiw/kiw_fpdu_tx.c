@@ -375,7 +375,6 @@ int kiw_fpdu_build_linear(struct kiw_fpdu_tx *tx,
 		n = e.pos - KIW_MPA_CRC_SIZE;
 		tx->crc = kiw_crc_final(kiw_crc_update(kiw_crc_init(), buf, n));
 		kiw_crc_put(buf + n, tx->crc);
-		kiw_crc_put(tx->trailer + tx->lay.pad, tx->crc);
 	}
 	return e.pos;
 }
