@@ -760,6 +760,95 @@ static void kiw_rx_ahead_flat_test(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, b->rx.ahead);
 }
 
+/*
+ * Take the FPDU checked ahead at the start of @wire (@n octets) through
+ * the flat window (kiw_fpdu_rx_flat_begin()) over @win, a copy of
+ * @wire's octets @from to @from + @len, from @skb, whose octets outside
+ * the window are @wire's; and compare with @ref, which took @wire from an
+ * skb as it is.
+ */
+static void kiw_rx_window_same(struct kunit *test, struct kiw_test_ulp *ref,
+			       struct kiw_test_ulp *u, struct sk_buff *skb,
+			       const u8 *wire, unsigned int n,
+			       unsigned int from, unsigned int len)
+{
+	u8 *win = kunit_kmalloc(test, len, GFP_KERNEL);
+	int span;
+
+	KUNIT_ASSERT_NOT_NULL(test, win);
+	memcpy(win, wire + from, len);
+	kiw_test_ulp_reset(u, false, true);
+	u->copy = ref->copy;
+	KUNIT_ASSERT_TRUE(test, kiw_fpdu_rx_ahead_flat(&u->rx, wire, n));
+	span = u->rx.ahead_end;
+	kiw_fpdu_rx_flat_begin(&u->rx, skb, from, win, len);
+	KUNIT_EXPECT_EQ(test, kiw_fpdu_rx_feed(&u->rx, skb, 0, span), span);
+	kiw_fpdu_rx_flat_end(&u->rx);
+	KUNIT_EXPECT_NULL(test, u->rx.flat_skb);
+	KUNIT_EXPECT_EQ(test, u->nr_hdr, ref->nr_hdr);
+	KUNIT_EXPECT_EQ(test, u->nr_data, ref->nr_data);
+	KUNIT_EXPECT_EQ(test, u->nr_ok, ref->nr_ok);
+	KUNIT_EXPECT_EQ(test, u->nr_bad, ref->nr_bad);
+	KUNIT_EXPECT_EQ(test, u->verdict, ref->verdict);
+	KUNIT_ASSERT_EQ(test, u->len, ref->len);
+	KUNIT_EXPECT_MEMEQ(test, u->buf, ref->buf, ref->len);
+	kunit_kfree(test, win);
+}
+
+/*
+ * The flat window: the parser reads the octets of an FPDU checked ahead
+ * that lie in it from it, and the rest from the skb, to the same result
+ * as from the skb alone. Sends of 18 to 1100 octets, each taken by a
+ * data() that copies, that copies to a page, or that skips half; intact
+ * or with a bad CRC; a window from the FPDU's third octet on, over an skb
+ * whose octets there are garbage (nothing there may be read from the skb;
+ * the ULPDU_Length, not in the window, is), and windows over the first
+ * octets only, on the real skb.
+ * Covers: MPA-RX-1
+ */
+static void kiw_rx_flat_window_test(struct kunit *test)
+{
+	static const u16 lens[] = { 18, 19, 21, 26, 200, 1100 };
+	struct kiw_test_ulp *ref = kiw_test_ulp_new(test, 2048, false, true);
+	struct kiw_test_ulp *u = kiw_test_ulp_new(test, 2048, false, true);
+	unsigned int i, n, mode, bad, cut;
+	struct sk_buff *skb, *junk;
+	u8 *ulpdu, *wire;
+
+	ulpdu = kunit_kzalloc(test, 2048, GFP_KERNEL);
+	wire = kunit_kzalloc(test, 2048, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ulpdu);
+	KUNIT_ASSERT_NOT_NULL(test, wire);
+	for (i = 0; i < ARRAY_SIZE(lens); i++) {
+		memset(ulpdu, 0x30 + i, lens[i]);
+		kiw_ref_send_hdr(ulpdu, i + 1);
+		n = kiw_ref_fpdu(wire, 0, ulpdu, lens[i], false, true, NULL);
+		for (bad = 0; bad < 2; bad++) {
+			wire[n - 1] ^= bad;	/* the CRC field */
+			skb = kiw_test_skb(test, wire, n, n, 0, 0);
+			junk = kiw_test_skb(test, wire, n, n, 0, 0);
+			memset(junk->data + 2, 0xa5, n - 2);
+			for (mode = KIW_TEST_COPY; mode <= KIW_TEST_SKIP_HALF;
+			     mode++) {
+				kiw_test_ulp_reset(ref, false, true);
+				ref->copy = mode;
+				KUNIT_ASSERT_TRUE(test,
+						  kiw_fpdu_rx_ahead_flat(&ref->rx,
+									 wire, n));
+				kiw_fpdu_rx_feed(&ref->rx, skb, 0, n);
+				KUNIT_EXPECT_EQ(test, ref->nr_ok, !bad);
+				KUNIT_EXPECT_EQ(test, ref->nr_bad, bad);
+				kiw_rx_window_same(test, ref, u, junk, wire, n,
+						   2, n - 2);
+				for (cut = 1; cut < n; cut += cut < 8 ? 1 : 97)
+					kiw_rx_window_same(test, ref, u, skb,
+							   wire, n, 0, cut);
+			}
+			wire[n - 1] ^= bad;
+		}
+	}
+}
+
 /* Without CRC there is nothing to check ahead: the parser takes all. */
 static void kiw_rx_ahead_crc_off_test(struct kunit *test)
 {
@@ -785,6 +874,7 @@ static struct kunit_case kiw_fpdu_rx_cases[] = {
 	KUNIT_CASE(kiw_rx_data_error_test),
 	KUNIT_CASE(kiw_rx_ahead_test),
 	KUNIT_CASE(kiw_rx_ahead_flat_test),
+	KUNIT_CASE(kiw_rx_flat_window_test),
 	KUNIT_CASE(kiw_rx_ahead_crc_off_test),
 	{}
 };

@@ -156,6 +156,11 @@ struct kiw_fpdu_rx {
 	bool once;		/* a copy checking ahead: stop after one FPDU */
 	bool through;		/* this FPDU goes up unchecked (kiw_rx.c) */
 	u32 ahead_end;		/* stream offset just past that FPDU */
+	/* The flat window, kiw_fpdu_rx_flat_begin() to _end(): */
+	const struct sk_buff *flat_skb;	/* NULL outside it */
+	const u8 *flat;		/* octet @flat_start of @flat_skb */
+	unsigned int flat_start;
+	unsigned int flat_len;
 	u8 mk[KIW_MPA_MARKER_SIZE];
 	u8 len[KIW_MPA_ULPDU_LEN_SIZE];
 	u8 hdr[KIW_FPDU_RX_HDR_MAX];
@@ -194,6 +199,34 @@ static inline bool kiw_fpdu_rx_flat_ok(const struct kiw_fpdu_rx *rx)
 }
 
 void kiw_fpdu_rx_through(struct kiw_fpdu_rx *rx);
+
+/**
+ * kiw_fpdu_rx_flat_begin - the caller holds octets of @skb flat in memory
+ * @rx: the parser
+ * @skb: the skb the next kiw_fpdu_rx_feed() calls pass
+ * @off: offset in @skb of the octet at @va
+ * @va: @len octets of @skb from @off, contiguous, mapped until
+ *	kiw_fpdu_rx_flat_end()
+ * @len: octets
+ *
+ * Until kiw_fpdu_rx_flat_end(), the parser and the data() helpers below
+ * read octets in that window from @va instead of walking @skb.
+ */
+static inline void kiw_fpdu_rx_flat_begin(struct kiw_fpdu_rx *rx,
+					  const struct sk_buff *skb,
+					  unsigned int off, const u8 *va,
+					  unsigned int len)
+{
+	rx->flat_skb = skb;
+	rx->flat = va;
+	rx->flat_start = off;
+	rx->flat_len = len;
+}
+
+static inline void kiw_fpdu_rx_flat_end(struct kiw_fpdu_rx *rx)
+{
+	rx->flat_skb = NULL;
+}
 
 /* Octets kiw_fpdu_rx_span() may need to see. */
 #define KIW_FPDU_RX_PEEK	(KIW_MPA_MARKER_SIZE + KIW_MPA_ULPDU_LEN_SIZE)

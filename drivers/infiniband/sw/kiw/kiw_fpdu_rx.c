@@ -187,6 +187,23 @@ static bool kiw_fpdu_rx_crc_live(const struct kiw_fpdu_rx *rx)
 }
 
 /*
+ * Walk @len octets at @off of @skb: in the flat window
+ * (kiw_fpdu_rx_flat_begin()) if they are all in it, else through the skb.
+ */
+static int kiw_fpdu_rx_walk(const struct kiw_fpdu_rx *rx,
+			    const struct sk_buff *skb, unsigned int off,
+			    unsigned int len, kiw_skb_actor fn, void *arg)
+{
+	unsigned int at = off - rx->flat_start;
+
+	if (skb != rx->flat_skb || off < rx->flat_start ||
+	    at > rx->flat_len || len > rx->flat_len - at)
+		return kiw_skb_walk(skb, off, len, fn, arg);
+	fn(arg, rx->flat + at, len);
+	return 0;
+}
+
+/*
  * The parser's small fields: copy out and, if CRC was negotiated and @crc
  * says the field is covered, run through the CRC.
  */
@@ -194,10 +211,13 @@ static void kiw_fpdu_rx_take(struct kiw_fpdu_rx *rx, const struct sk_buff *skb,
 			     unsigned int off, u8 *to, unsigned int len,
 			     bool crc)
 {
-	if (WARN_ON_ONCE(skb_copy_bits(skb, off, to, len)))
-		memset(to, 0, len);
+	struct kiw_copy_arg a = { .to = to };
+
 	if (crc && kiw_fpdu_rx_crc_live(rx))
-		rx->crc = kiw_crc_update(rx->crc, to, len);
+		a.crc = &rx->crc;
+	if (WARN_ON_ONCE(kiw_fpdu_rx_walk(rx, skb, off, len, kiw_copy_actor,
+					  &a)))
+		memset(to, 0, len);
 }
 
 static u32 *kiw_fpdu_rx_crcp(struct kiw_fpdu_rx *rx)
@@ -218,7 +238,8 @@ static u32 *kiw_fpdu_rx_crcp(struct kiw_fpdu_rx *rx)
 int kiw_fpdu_rx_copy(struct kiw_fpdu_rx *rx, const struct sk_buff *skb,
 		     unsigned int off, void *to, unsigned int len)
 {
-	int rv = kiw_skb_copy_crc(skb, off, to, len, kiw_fpdu_rx_crcp(rx));
+	struct kiw_copy_arg a = { .to = to, .crc = kiw_fpdu_rx_crcp(rx) };
+	int rv = kiw_fpdu_rx_walk(rx, skb, off, len, kiw_copy_actor, &a);
 
 	if (!rv)
 		rx->acct += len;
@@ -231,8 +252,12 @@ int kiw_fpdu_rx_copy_page(struct kiw_fpdu_rx *rx, const struct sk_buff *skb,
 			  unsigned int off, struct page *page,
 			  unsigned int pg_off, unsigned int len)
 {
-	int rv = kiw_skb_copy_page_crc(skb, off, page, pg_off, len,
-				       kiw_fpdu_rx_crcp(rx));
+	struct kiw_copy_page_arg a = {
+		.page = nth_page(page, pg_off >> PAGE_SHIFT),
+		.pg_off = offset_in_page(pg_off),
+		.crc = kiw_fpdu_rx_crcp(rx),
+	};
+	int rv = kiw_fpdu_rx_walk(rx, skb, off, len, kiw_copy_page_actor, &a);
 
 	if (!rv)
 		rx->acct += len;
@@ -247,7 +272,8 @@ int kiw_fpdu_rx_skip(struct kiw_fpdu_rx *rx, const struct sk_buff *skb,
 	int rv = 0;
 
 	if (kiw_fpdu_rx_crc_live(rx))
-		rv = kiw_skb_crc(skb, off, len, &rx->crc);
+		rv = kiw_fpdu_rx_walk(rx, skb, off, len, kiw_crc_actor,
+				      &rx->crc);
 	if (!rv)
 		rx->acct += len;
 	return rv;

@@ -482,40 +482,80 @@ static bool kiw_rx_ahead_actor(void *arg, const struct sk_buff *skb,
 	return !kiw_fpdu_rx_ahead_feed(arg, skb, off, len);
 }
 
-/*
- * The FPDU at @off whole in one piece of @skb, its linear part or one
- * page of one fragment, as a small message comes: checked ahead in one
- * CRC pass (kiw_fpdu_rx_ahead_flat()). Return: false if it is not, or
- * that does not apply; kiw_rx_ahead() then goes the general way.
- */
-static bool kiw_rx_ahead_flat(struct kiw_fpdu_rx *f,
-			      const struct sk_buff *skb, unsigned int off)
-{
-	unsigned int start = skb_headlen(skb), size = 0, at, i;
-	const skb_frag_t *frag = NULL;
-	bool done;
-	u8 *va;
+/* A piece of an skb that is contiguous in memory (kiw_rx_flat_get()). */
+struct kiw_rx_flat {
+	const u8 *va;
+	unsigned int len;
+	void *map;		/* from kmap_local_page(), or NULL */
+};
 
-	if (!kiw_fpdu_rx_flat_ok(f))
-		return false;	/* before the walk: markers come in bulk */
-	if (off < start)
-		return kiw_fpdu_rx_ahead_flat(f, skb->data + off, start - off);
+/*
+ * The piece of @skb from @off that is contiguous in memory: the rest of
+ * its linear part, or the rest of one page of one fragment, mapped until
+ * kiw_rx_flat_put(). Return: false if @off is in the frag_list.
+ */
+static bool kiw_rx_flat_get(const struct sk_buff *skb, unsigned int off,
+			    struct kiw_rx_flat *fl)
+{
+	unsigned int start = skb_headlen(skb), size, at, i;
+	const skb_frag_t *frag;
+
+	fl->map = NULL;
+	if (off < start) {
+		fl->va = skb->data + off;
+		fl->len = start - off;
+		return true;
+	}
 	for (i = 0; i < skb_shinfo(skb)->nr_frags; i++) {
 		frag = &skb_shinfo(skb)->frags[i];
 		size = skb_frag_size(frag);
-		if (off < start + size)
-			break;
+		if (off < start + size) {
+			at = skb_frag_off(frag) + off - start;
+			fl->map = kmap_local_page(nth_page(skb_frag_page(frag),
+							   at >> PAGE_SHIFT));
+			fl->va = (u8 *)fl->map + offset_in_page(at);
+			fl->len = min_t(unsigned int, start + size - off,
+					PAGE_SIZE - offset_in_page(at));
+			return true;
+		}
 		start += size;
 	}
-	if (i == skb_shinfo(skb)->nr_frags)
-		return false;	/* in the frag_list */
-	at = skb_frag_off(frag) + off - start;
-	va = kmap_local_page(nth_page(skb_frag_page(frag), at >> PAGE_SHIFT));
-	done = kiw_fpdu_rx_ahead_flat(f, va + offset_in_page(at),
-				      min_t(unsigned int, start + size - off,
-					    PAGE_SIZE - offset_in_page(at)));
-	kunmap_local(va);
-	return done;
+	return false;
+}
+
+static void kiw_rx_flat_put(struct kiw_rx_flat *fl)
+{
+	if (fl->map)
+		kunmap_local(fl->map);
+}
+
+/*
+ * CRC on, and the next FPDU at @off whole in one piece of @skb, as a small
+ * message comes: check it ahead in one CRC pass
+ * (kiw_fpdu_rx_ahead_flat()) and take it, the parser reading its fields
+ * and payload from that piece (kiw_fpdu_rx_flat_begin()) rather than
+ * walking the skb for each. Return: the octets taken, at most @n; 0 if
+ * this does not apply (kiw_rx_ahead() then goes the general way).
+ */
+static unsigned int kiw_rx_flat(struct kiw_fpdu_rx *f,
+				const struct sk_buff *skb, unsigned int off,
+				unsigned int n)
+{
+	struct kiw_rx_flat fl;
+	unsigned int m = 0;
+
+	if (!kiw_fpdu_rx_flat_ok(f))
+		return 0;	/* before the walk: markers come in bulk */
+	if (!kiw_rx_flat_get(skb, off, &fl))
+		return 0;	/* in the frag_list */
+	if (kiw_fpdu_rx_ahead_flat(f, fl.va, fl.len)) {
+		m = min(n, kiw_fpdu_rx_room(f));
+		kiw_fpdu_rx_flat_begin(f, skb, off, fl.va, fl.len);
+		kiw_fpdu_rx_feed(f, skb, off, m);
+		kiw_fpdu_rx_flat_end(f);
+	}
+	kiw_rx_flat_put(&fl);
+	return m;
 }
 
 /*
@@ -549,8 +589,6 @@ static bool kiw_rx_ahead(struct kiw_rx *rx, struct sock *sk,
 	struct kiw_fpdu_rx copy;
 	int span;
 
-	if (kiw_rx_ahead_flat(&rx->fpdu, skb, off))
-		return true;
 	kiw_rx_queued(sk, skb, off, kiw_rx_peek_actor, &peek);
 	span = kiw_fpdu_rx_span(&rx->fpdu, peek.buf, peek.n);
 	if (span > 0 && queued < (u32)span) {
@@ -582,8 +620,15 @@ static int kiw_rx_actor(read_descriptor_t *desc, struct sk_buff *skb,
 	/* After an error everything is consumed and dropped (5041 7.1). */
 	while (!rx->stopped && done < n) {
 		m = kiw_fpdu_rx_room(&rx->fpdu);
-		if (!m && !kiw_rx_ahead(rx, d->sk, skb, off + done))
-			break;	/* the rest of the FPDU is still to come */
+		if (!m) {
+			m = kiw_rx_flat(&rx->fpdu, skb, off + done, n - done);
+			if (m) {
+				done += m;
+				continue;
+			}
+			if (!kiw_rx_ahead(rx, d->sk, skb, off + done))
+				break;	/* the rest of the FPDU is still to come */
+		}
 		m = min_t(size_t, n - done, kiw_fpdu_rx_room(&rx->fpdu));
 		kiw_fpdu_rx_feed(&rx->fpdu, skb, off + done, m);
 		done += m;
