@@ -849,6 +849,147 @@ static void kiw_rx_flat_window_test(struct kunit *test)
 	}
 }
 
+KUNIT_DEFINE_ACTION_WRAPPER(kiw_rx_kfree_skb, kfree_skb, struct sk_buff *);
+
+/*
+ * An skb holding @data in one fragment of an order-2 compound page,
+ * starting in its second page: a fragment that crosses page boundaries.
+ */
+static struct sk_buff *kiw_rx_compound_skb(struct kunit *test, const u8 *data,
+					   unsigned int len)
+{
+	unsigned int at = PAGE_SIZE + 100;
+	struct sk_buff *skb = alloc_skb(1, GFP_KERNEL);
+	struct page *page;
+
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, kiw_rx_kfree_skb,
+							skb), 0);
+	KUNIT_ASSERT_LE(test, at + len, 4 * PAGE_SIZE);
+	page = alloc_pages(GFP_KERNEL | __GFP_COMP, 2);
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	memcpy(page_address(page) + at, data, len);
+	skb_add_rx_frag(skb, 0, page, at, len, 4 * PAGE_SIZE);
+	return skb;
+}
+
+/*
+ * What the receive actor (kiw_rx.c) does with @len octets of @skb, CRC
+ * on: an FPDU in one piece checked and taken by kiw_fpdu_rx_take_flat(),
+ * any other checked ahead by a parser copy, then fed a piece at a time
+ * (kiw_fpdu_rx_feed_pieces()), at most @chunk octets a call (0: no limit).
+ * Return: how many FPDUs kiw_fpdu_rx_take_flat() took.
+ */
+static unsigned int kiw_rx_like_actor(struct kunit *test,
+				      struct kiw_test_ulp *u,
+				      const struct sk_buff *skb,
+				      unsigned int len, unsigned int chunk)
+{
+	unsigned int off = 0, m, flat = 0;
+	struct kiw_fpdu_rx copy;
+
+	while (off < len && u->rx.state != KIW_FPDU_RX_DEAD) {
+		unsigned int n = chunk ? min(chunk, len - off) : len - off;
+
+		m = kiw_fpdu_rx_room(&u->rx);
+		if (!m) {
+			m = kiw_fpdu_rx_take_flat(&u->rx, skb, off, n);
+			KUNIT_EXPECT_NULL(test, u->rx.flat_skb);
+			if (m) {
+				flat++;
+				off += m;
+				continue;
+			}
+			kiw_fpdu_rx_ahead_begin(&copy, &u->rx);
+			KUNIT_ASSERT_TRUE(test,
+					  kiw_fpdu_rx_ahead_feed(&copy, skb, off,
+								 len - off));
+			kiw_fpdu_rx_ahead_commit(&u->rx, &copy);
+		}
+		m = min(n, kiw_fpdu_rx_room(&u->rx));
+		kiw_fpdu_rx_feed_pieces(&u->rx, skb, off, m);
+		KUNIT_EXPECT_NULL(test, u->rx.flat_skb);
+		off += m;
+	}
+	return flat;
+}
+
+/*
+ * Taking a stream of FPDUs as the receive actor does (one piece of an skb
+ * at a time as the flat window, FPDUs in one piece checked in one pass):
+ * Sends and tagged segments of 14 to 4000 octets, with markers and
+ * without, from skbs that are all fragments (one page each, or 100
+ * octets each), linear part, fragments and frag_list, or one fragment
+ * across the pages of a compound page; whole, or at most 1, 3 or 509
+ * octets a call. Every ULPDU arrives intact, no FPDU fails; without
+ * markers, every FPDU of the compound page is taken in one pass.
+ * Covers: MPA-RX-1
+ */
+static void kiw_rx_pieces_test(struct kunit *test)
+{
+	static const u16 lens[] = { 18, 19, 20, 21, 30, 490, 491, 492, 493,
+				    502, 14, 600, 1100, 18, 4000 };
+	static const unsigned int chunks[] = { 0, 1, 3, 509 };
+	unsigned int i, c, lay, flat, n = 0, total = 0, markers;
+	struct sk_buff *skb;
+	u8 *wire, *ulpdu;
+
+	wire = kunit_kzalloc(test, 16384, GFP_KERNEL);
+	ulpdu = kunit_kzalloc(test, 16384, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, wire);
+	KUNIT_ASSERT_NOT_NULL(test, ulpdu);
+	for (markers = 0; markers < 2; markers++) {
+		u32 start = 0xfffff000 + 0x1c4;
+
+		n = 0;
+		total = 0;
+		for (i = 0; i < ARRAY_SIZE(lens); i++) {
+			u8 *p = ulpdu + total;
+
+			kiw_ref_send_hdr(p, i + 1);
+			if (lens[i] > 18)
+				memset(p + 18, i, lens[i] - 18);
+			if (lens[i] == 14 || lens[i] == 30)
+				p[0] = 0xc1;	/* tagged */
+			n += kiw_ref_fpdu(wire + n, start + n, p, lens[i],
+					  markers, true, NULL);
+			total += lens[i];
+		}
+		for (lay = 0; lay < 4; lay++) {
+			if (lay == 0)
+				skb = kiw_test_skb(test, wire, n, 0, 0, 0);
+			else if (lay == 1)
+				skb = kiw_test_skb(test, wire, n, 0, 100, 0);
+			else if (lay == 2)
+				skb = kiw_test_skb(test, wire, n, 600, 0, 777);
+			else
+				skb = kiw_rx_compound_skb(test, wire, n);
+			for (c = 0; c < ARRAY_SIZE(chunks); c++) {
+				struct kiw_test_ulp *u;
+
+				u = kiw_test_ulp_new(test, 16384, markers,
+						     true);
+				u->rx.off = start;
+				u->copy = c % 2 ? KIW_TEST_COPY_PAGE :
+						  KIW_TEST_COPY;
+				flat = kiw_rx_like_actor(test, u, skb, n,
+							 chunks[c]);
+				KUNIT_EXPECT_EQ(test, u->nr_ok,
+						ARRAY_SIZE(lens));
+				KUNIT_EXPECT_EQ(test, u->nr_bad, 0);
+				KUNIT_ASSERT_EQ(test, u->len, total);
+				KUNIT_EXPECT_MEMEQ(test, u->buf, ulpdu, total);
+				KUNIT_EXPECT_EQ(test, u->rx.off, start + n);
+				if (markers)
+					KUNIT_EXPECT_EQ(test, flat, 0);
+				else if (lay == 3 && !chunks[c])
+					KUNIT_EXPECT_EQ(test, flat,
+							ARRAY_SIZE(lens));
+			}
+		}
+	}
+}
+
 /* Without CRC there is nothing to check ahead: the parser takes all. */
 static void kiw_rx_ahead_crc_off_test(struct kunit *test)
 {
@@ -875,6 +1016,7 @@ static struct kunit_case kiw_fpdu_rx_cases[] = {
 	KUNIT_CASE(kiw_rx_ahead_test),
 	KUNIT_CASE(kiw_rx_ahead_flat_test),
 	KUNIT_CASE(kiw_rx_flat_window_test),
+	KUNIT_CASE(kiw_rx_pieces_test),
 	KUNIT_CASE(kiw_rx_ahead_crc_off_test),
 	{}
 };

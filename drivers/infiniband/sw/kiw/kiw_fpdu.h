@@ -228,6 +228,12 @@ static inline void kiw_fpdu_rx_flat_end(struct kiw_fpdu_rx *rx)
 	rx->flat_skb = NULL;
 }
 
+void kiw_fpdu_rx_feed_pieces(struct kiw_fpdu_rx *rx, const struct sk_buff *skb,
+			     unsigned int off, unsigned int len);
+unsigned int kiw_fpdu_rx_take_flat(struct kiw_fpdu_rx *rx,
+				   const struct sk_buff *skb, unsigned int off,
+				   unsigned int len);
+
 /* Octets kiw_fpdu_rx_span() may need to see. */
 #define KIW_FPDU_RX_PEEK	(KIW_MPA_MARKER_SIZE + KIW_MPA_ULPDU_LEN_SIZE)
 

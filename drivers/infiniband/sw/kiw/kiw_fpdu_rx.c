@@ -739,6 +739,127 @@ bool kiw_fpdu_rx_ahead_flat(struct kiw_fpdu_rx *rx, const u8 *fpdu,
 }
 EXPORT_SYMBOL_IF_KUNIT(kiw_fpdu_rx_ahead_flat);
 
+/* A piece of an skb that is contiguous in memory (kiw_skb_piece_get()). */
+struct kiw_skb_piece {
+	const u8 *va;
+	unsigned int len;
+	void *map;		/* from kmap_local_page(), or NULL */
+};
+
+/*
+ * The piece of @skb from @off that is contiguous in memory: the rest of
+ * its linear part, or the rest of one fragment (of one page of it, if the
+ * fragment is in high memory), mapped until kiw_skb_piece_put(). Return:
+ * false if @off is in the frag_list or beyond.
+ */
+static bool kiw_skb_piece_get(const struct sk_buff *skb, unsigned int off,
+			      struct kiw_skb_piece *pc)
+{
+	unsigned int start = skb_headlen(skb), size = 0, at, i;
+	const skb_frag_t *frag = NULL;
+	struct page *page;
+
+	pc->map = NULL;
+	if (off < start) {
+		pc->va = skb->data + off;
+		pc->len = start - off;
+		return true;
+	}
+	for (i = 0; i < skb_shinfo(skb)->nr_frags; i++) {
+		frag = &skb_shinfo(skb)->frags[i];
+		size = skb_frag_size(frag);
+		if (off < start + size)
+			break;
+		start += size;
+	}
+	if (i == skb_shinfo(skb)->nr_frags)
+		return false;
+	page = skb_frag_page(frag);
+	at = skb_frag_off(frag) + off - start;
+	pc->len = start + size - off;
+	if (skb_frag_must_loop(page)) {
+		page = nth_page(page, at >> PAGE_SHIFT);
+		at = offset_in_page(at);
+		pc->len = min_t(unsigned int, pc->len, PAGE_SIZE - at);
+	}
+	pc->map = kmap_local_page(page);
+	pc->va = (u8 *)pc->map + at;
+	return true;
+}
+
+static void kiw_skb_piece_put(struct kiw_skb_piece *pc)
+{
+	if (pc->map)
+		kunmap_local(pc->map);
+}
+
+/**
+ * kiw_fpdu_rx_feed_pieces - kiw_fpdu_rx_feed(), a flat window at a time
+ * @rx: the parser
+ * @skb: what tcp_read_sock() gave the actor
+ * @off: offset in @skb of the first new octet
+ * @len: octets
+ *
+ * Each piece of the range that is contiguous in memory (the linear part,
+ * a fragment) goes to kiw_fpdu_rx_feed() as a flat window
+ * (kiw_fpdu_rx_flat_begin()): fields and payload that lie in one piece are
+ * read from it, not by walking the skb; the frag_list as before.
+ */
+void kiw_fpdu_rx_feed_pieces(struct kiw_fpdu_rx *rx, const struct sk_buff *skb,
+			     unsigned int off, unsigned int len)
+{
+	struct kiw_skb_piece pc;
+	unsigned int n;
+
+	while (len && kiw_skb_piece_get(skb, off, &pc)) {
+		n = min(len, pc.len);
+		kiw_fpdu_rx_flat_begin(rx, skb, off, pc.va, n);
+		kiw_fpdu_rx_feed(rx, skb, off, n);
+		kiw_fpdu_rx_flat_end(rx);
+		kiw_skb_piece_put(&pc);
+		off += n;
+		len -= n;
+	}
+	if (len)
+		kiw_fpdu_rx_feed(rx, skb, off, len);
+}
+EXPORT_SYMBOL_IF_KUNIT(kiw_fpdu_rx_feed_pieces);
+
+/**
+ * kiw_fpdu_rx_take_flat - check ahead and take an FPDU in one piece
+ * @rx: the parser, between two FPDUs (kiw_fpdu_rx_room() is 0)
+ * @skb: what tcp_read_sock() gave the actor
+ * @off: offset in @skb of the next octet
+ * @len: octets the caller lets the parser take, > 0
+ *
+ * CRC on and no markers, and the next FPDU whole in one piece of @skb (a
+ * small message; most FPDUs of a large one): checked ahead in one CRC
+ * pass (kiw_fpdu_rx_ahead_flat()) and taken, with that piece as the flat
+ * window.
+ *
+ * Return: octets taken (at most @len); 0 if this does not apply, and the
+ * parser is left as it was.
+ */
+unsigned int kiw_fpdu_rx_take_flat(struct kiw_fpdu_rx *rx,
+				   const struct sk_buff *skb, unsigned int off,
+				   unsigned int len)
+{
+	struct kiw_skb_piece pc;
+	unsigned int n = 0;
+
+	if (!kiw_fpdu_rx_flat_ok(rx) || !kiw_skb_piece_get(skb, off, &pc))
+		return 0;
+	if (kiw_fpdu_rx_ahead_flat(rx, pc.va, pc.len)) {
+		n = min(len, kiw_fpdu_rx_room(rx));
+		kiw_fpdu_rx_flat_begin(rx, skb, off, pc.va, pc.len);
+		kiw_fpdu_rx_feed(rx, skb, off, n);
+		kiw_fpdu_rx_flat_end(rx);
+	}
+	kiw_skb_piece_put(&pc);
+	return n;
+}
+EXPORT_SYMBOL_IF_KUNIT(kiw_fpdu_rx_take_flat);
+
 /**
  * kiw_fpdu_rx_through - let the current or next FPDU go up unchecked
  * @rx: the parser, not inside an FPDU checked ahead

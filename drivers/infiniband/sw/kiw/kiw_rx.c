@@ -3,7 +3,6 @@
  * kiw receive engine (see kiw_rx.h): the FPDU parser's upper layer, the
  * per-message checks and completions, and the error path.
  */
-#include <linux/highmem.h>
 #include <linux/moduleparam.h>
 #include <linux/slab.h>
 #include <net/tcp.h>
@@ -482,82 +481,6 @@ static bool kiw_rx_ahead_actor(void *arg, const struct sk_buff *skb,
 	return !kiw_fpdu_rx_ahead_feed(arg, skb, off, len);
 }
 
-/* A piece of an skb that is contiguous in memory (kiw_rx_flat_get()). */
-struct kiw_rx_flat {
-	const u8 *va;
-	unsigned int len;
-	void *map;		/* from kmap_local_page(), or NULL */
-};
-
-/*
- * The piece of @skb from @off that is contiguous in memory: the rest of
- * its linear part, or the rest of one page of one fragment, mapped until
- * kiw_rx_flat_put(). Return: false if @off is in the frag_list.
- */
-static bool kiw_rx_flat_get(const struct sk_buff *skb, unsigned int off,
-			    struct kiw_rx_flat *fl)
-{
-	unsigned int start = skb_headlen(skb), size, at, i;
-	const skb_frag_t *frag;
-
-	fl->map = NULL;
-	if (off < start) {
-		fl->va = skb->data + off;
-		fl->len = start - off;
-		return true;
-	}
-	for (i = 0; i < skb_shinfo(skb)->nr_frags; i++) {
-		frag = &skb_shinfo(skb)->frags[i];
-		size = skb_frag_size(frag);
-		if (off < start + size) {
-			at = skb_frag_off(frag) + off - start;
-			fl->map = kmap_local_page(nth_page(skb_frag_page(frag),
-							   at >> PAGE_SHIFT));
-			fl->va = (u8 *)fl->map + offset_in_page(at);
-			fl->len = min_t(unsigned int, start + size - off,
-					PAGE_SIZE - offset_in_page(at));
-			return true;
-		}
-		start += size;
-	}
-	return false;
-}
-
-static void kiw_rx_flat_put(struct kiw_rx_flat *fl)
-{
-	if (fl->map)
-		kunmap_local(fl->map);
-}
-
-/*
- * CRC on, and the next FPDU at @off whole in one piece of @skb, as a small
- * message comes: check it ahead in one CRC pass
- * (kiw_fpdu_rx_ahead_flat()) and take it, the parser reading its fields
- * and payload from that piece (kiw_fpdu_rx_flat_begin()) rather than
- * walking the skb for each. Return: the octets taken, at most @n; 0 if
- * this does not apply (kiw_rx_ahead() then goes the general way).
- */
-static unsigned int kiw_rx_flat(struct kiw_fpdu_rx *f,
-				const struct sk_buff *skb, unsigned int off,
-				unsigned int n)
-{
-	struct kiw_rx_flat fl;
-	unsigned int m = 0;
-
-	if (!kiw_fpdu_rx_flat_ok(f))
-		return 0;	/* before the walk: markers come in bulk */
-	if (!kiw_rx_flat_get(skb, off, &fl))
-		return 0;	/* in the frag_list */
-	if (kiw_fpdu_rx_ahead_flat(f, fl.va, fl.len)) {
-		m = min(n, kiw_fpdu_rx_room(f));
-		kiw_fpdu_rx_flat_begin(f, skb, off, fl.va, fl.len);
-		kiw_fpdu_rx_feed(f, skb, off, m);
-		kiw_fpdu_rx_flat_end(f);
-	}
-	kiw_rx_flat_put(&fl);
-	return m;
-}
-
 /*
  * The rest of an FPDU cannot come in while we hold its start: the
  * receive window has less room than that rest and than a full segment
@@ -573,8 +496,8 @@ static bool kiw_rx_window_stuck(struct sock *sk, u32 rest)
 
 /*
  * CRC on: check the next FPDU ahead, if all of it is queued (RFC 5044
- * section 6: verified before DDP sees any of it); in one CRC pass if all
- * of it is in one piece of @skb (kiw_rx_ahead_flat()). Return: false if it
+ * section 6: verified before DDP sees any of it), when it is not whole in
+ * one piece of @skb (kiw_fpdu_rx_take_flat() takes those). Return: false if it
  * is not all there yet; the next sk_data_ready comes back to it. If it
  * cannot all come in (kiw_rx_window_stuck()), the parser takes it as
  * it arrives instead, CRC checked at its end (and nothing completes
@@ -621,7 +544,8 @@ static int kiw_rx_actor(read_descriptor_t *desc, struct sk_buff *skb,
 	while (!rx->stopped && done < n) {
 		m = kiw_fpdu_rx_room(&rx->fpdu);
 		if (!m) {
-			m = kiw_rx_flat(&rx->fpdu, skb, off + done, n - done);
+			m = kiw_fpdu_rx_take_flat(&rx->fpdu, skb, off + done,
+						  n - done);
 			if (m) {
 				done += m;
 				continue;
@@ -630,7 +554,7 @@ static int kiw_rx_actor(read_descriptor_t *desc, struct sk_buff *skb,
 				break;	/* the rest of the FPDU is still to come */
 		}
 		m = min_t(size_t, n - done, kiw_fpdu_rx_room(&rx->fpdu));
-		kiw_fpdu_rx_feed(&rx->fpdu, skb, off + done, m);
+		kiw_fpdu_rx_feed_pieces(&rx->fpdu, skb, off + done, m);
 		done += m;
 	}
 	if (rx->stopped)
