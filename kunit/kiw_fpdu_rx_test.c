@@ -330,6 +330,33 @@ static void kiw_rx_short_test(struct kunit *test)
 		}
 }
 
+/* kiw_rx_many_test()'s stream: FPDUs of assorted lengths back to back. */
+static const u16 kiw_rx_many_lens[] = { 18, 19, 20, 21, 30, 490, 491, 492,
+					493, 502, 14, 600, 1100, 18, 4000 };
+
+/* The stream at @start into @wire, its ULPDUs into @ulpdu; its length. */
+static unsigned int kiw_rx_many_stream(u8 *wire, u8 *ulpdu, u32 start,
+				       bool markers, unsigned int *total)
+{
+	unsigned int i, n = 0;
+
+	*total = 0;
+	for (i = 0; i < ARRAY_SIZE(kiw_rx_many_lens); i++) {
+		unsigned int len = kiw_rx_many_lens[i];
+		u8 *p = ulpdu + *total;
+
+		kiw_ref_send_hdr(p, i + 1);
+		if (len > 18)
+			memset(p + 18, i, len - 18);
+		if (len == 14 || len == 30)
+			p[0] = 0xc1;	/* tagged */
+		n += kiw_ref_fpdu(wire + n, start + n, p, len, markers, true,
+				  NULL);
+		*total += len;
+	}
+	return n;
+}
+
 /*
  * The largest ULPDU any sender may post, 64768 octets (RFC 5044 section
  * 3), is taken whole; one octet more, or 0xffff, is an invalid frame,
@@ -387,10 +414,8 @@ static void kiw_rx_max_len_test(struct kunit *test)
  */
 static void kiw_rx_many_test(struct kunit *test)
 {
-	static const u16 lens[] = { 18, 19, 20, 21, 30, 490, 491, 492, 493,
-				    502, 14, 600, 1100, 18, 4000 };
 	static const unsigned int chunks[] = { 0, 1, 3, 509 };
-	unsigned int i, c, n = 0, total = 0, markers;
+	unsigned int c, n, total, markers;
 	u8 *wire, *ulpdu;
 
 	wire = kunit_kzalloc(test, 16384, GFP_KERNEL);
@@ -400,20 +425,7 @@ static void kiw_rx_many_test(struct kunit *test)
 	for (markers = 0; markers < 2; markers++) {
 		u32 start = 0xfffff000 + 0x1c4;
 
-		n = 0;
-		total = 0;
-		for (i = 0; i < ARRAY_SIZE(lens); i++) {
-			u8 *p = ulpdu + total;
-
-			kiw_ref_send_hdr(p, i + 1);
-			if (lens[i] > 18)
-				memset(p + 18, i, lens[i] - 18);
-			if (lens[i] == 14 || lens[i] == 30)
-				p[0] = 0xc1;	/* tagged */
-			n += kiw_ref_fpdu(wire + n, start + n, p, lens[i],
-					  markers, true, NULL);
-			total += lens[i];
-		}
+		n = kiw_rx_many_stream(wire, ulpdu, start, markers, &total);
 		for (c = 0; c < ARRAY_SIZE(chunks); c++) {
 			struct kiw_test_ulp *u;
 
@@ -422,7 +434,8 @@ static void kiw_rx_many_test(struct kunit *test)
 			u->copy = c % 2 ? KIW_TEST_COPY_PAGE : KIW_TEST_COPY;
 			KUNIT_EXPECT_EQ(test, kiw_test_feed(u, wire, n,
 							    chunks[c]), n);
-			KUNIT_EXPECT_EQ(test, u->nr_ok, ARRAY_SIZE(lens));
+			KUNIT_EXPECT_EQ(test, u->nr_ok,
+					ARRAY_SIZE(kiw_rx_many_lens));
 			KUNIT_EXPECT_EQ(test, u->nr_bad, 0);
 			KUNIT_ASSERT_EQ(test, u->len, total);
 			KUNIT_EXPECT_MEMEQ(test, u->buf, ulpdu, total);
@@ -927,10 +940,8 @@ static unsigned int kiw_rx_like_actor(struct kunit *test,
  */
 static void kiw_rx_pieces_test(struct kunit *test)
 {
-	static const u16 lens[] = { 18, 19, 20, 21, 30, 490, 491, 492, 493,
-				    502, 14, 600, 1100, 18, 4000 };
 	static const unsigned int chunks[] = { 0, 1, 3, 509 };
-	unsigned int i, c, lay, flat, n = 0, total = 0, markers;
+	unsigned int c, lay, flat, n, total, markers;
 	struct sk_buff *skb;
 	u8 *wire, *ulpdu;
 
@@ -941,20 +952,7 @@ static void kiw_rx_pieces_test(struct kunit *test)
 	for (markers = 0; markers < 2; markers++) {
 		u32 start = 0xfffff000 + 0x1c4;
 
-		n = 0;
-		total = 0;
-		for (i = 0; i < ARRAY_SIZE(lens); i++) {
-			u8 *p = ulpdu + total;
-
-			kiw_ref_send_hdr(p, i + 1);
-			if (lens[i] > 18)
-				memset(p + 18, i, lens[i] - 18);
-			if (lens[i] == 14 || lens[i] == 30)
-				p[0] = 0xc1;	/* tagged */
-			n += kiw_ref_fpdu(wire + n, start + n, p, lens[i],
-					  markers, true, NULL);
-			total += lens[i];
-		}
+		n = kiw_rx_many_stream(wire, ulpdu, start, markers, &total);
 		for (lay = 0; lay < 4; lay++) {
 			if (lay == 0)
 				skb = kiw_test_skb(test, wire, n, 0, 0, 0);
@@ -975,7 +973,7 @@ static void kiw_rx_pieces_test(struct kunit *test)
 				flat = kiw_rx_like_actor(test, u, skb, n,
 							 chunks[c]);
 				KUNIT_EXPECT_EQ(test, u->nr_ok,
-						ARRAY_SIZE(lens));
+						ARRAY_SIZE(kiw_rx_many_lens));
 				KUNIT_EXPECT_EQ(test, u->nr_bad, 0);
 				KUNIT_ASSERT_EQ(test, u->len, total);
 				KUNIT_EXPECT_MEMEQ(test, u->buf, ulpdu, total);
@@ -984,7 +982,7 @@ static void kiw_rx_pieces_test(struct kunit *test)
 					KUNIT_EXPECT_EQ(test, flat, 0);
 				else if (lay == 3 && !chunks[c])
 					KUNIT_EXPECT_EQ(test, flat,
-							ARRAY_SIZE(lens));
+							ARRAY_SIZE(kiw_rx_many_lens));
 			}
 		}
 	}
