@@ -22,9 +22,6 @@
 /* Copy/CRC helpers over an skb range (linear part, page frags, frag_list). */
 int kiw_skb_copy_crc(const struct sk_buff *skb, unsigned int off, void *to,
 		     unsigned int len, u32 *crc);
-int kiw_skb_copy_page_crc(const struct sk_buff *skb, unsigned int off,
-			  struct page *page, unsigned int pg_off,
-			  unsigned int len, u32 *crc);
 int kiw_skb_crc(const struct sk_buff *skb, unsigned int off,
 		unsigned int len, u32 *crc);
 

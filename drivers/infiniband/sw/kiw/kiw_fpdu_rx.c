@@ -139,32 +139,6 @@ static void kiw_copy_page_actor(void *arg, const u8 *from, unsigned int len)
 	}
 }
 
-/**
- * kiw_skb_copy_page_crc - copy an skb range to pages, CRC included
- * @skb: source
- * @off: offset in @skb
- * @page: first destination page; the range may run on into the pages
- *	that follow it (a compound page or physically contiguous pages)
- * @pg_off: offset in @page (may be beyond PAGE_SIZE)
- * @len: octets
- * @crc: CRC32c register to update, or NULL
- *
- * Return: 0, or -EFAULT if the range is not inside @skb.
- */
-int kiw_skb_copy_page_crc(const struct sk_buff *skb, unsigned int off,
-			  struct page *page, unsigned int pg_off,
-			  unsigned int len, u32 *crc)
-{
-	struct kiw_copy_page_arg a = {
-		.page = nth_page(page, pg_off >> PAGE_SHIFT),
-		.pg_off = offset_in_page(pg_off),
-		.crc = crc,
-	};
-
-	return kiw_skb_walk(skb, off, len, kiw_copy_page_actor, &a);
-}
-EXPORT_SYMBOL_IF_KUNIT(kiw_skb_copy_page_crc);
-
 static void kiw_crc_actor(void *arg, const u8 *from, unsigned int len)
 {
 	u32 *crc = arg;
