@@ -334,27 +334,65 @@ static void kiw_rx_short_test(struct kunit *test)
 static const u16 kiw_rx_many_lens[] = { 18, 19, 20, 21, 30, 490, 491, 492,
 					493, 502, 14, 600, 1100, 18, 4000 };
 
-/* The stream at @start into @wire, its ULPDUs into @ulpdu; its length. */
-static unsigned int kiw_rx_many_stream(u8 *wire, u8 *ulpdu, u32 start,
-				       bool markers, unsigned int *total)
-{
-	unsigned int i, n = 0;
+/* That stream, from an unaligned stream offset near the 32-bit wrap. */
+struct kiw_rx_many {
+	u8 *wire;
+	u8 *ulpdu;		/* the ULPDUs back to back */
+	unsigned int n;		/* octets of @wire */
+	unsigned int total;	/* octets of @ulpdu */
+	u32 start;
+};
 
-	*total = 0;
+static void kiw_rx_many_stream(struct kunit *test, struct kiw_rx_many *m,
+			       bool markers)
+{
+	unsigned int i;
+
+	if (!m->wire) {
+		m->wire = kunit_kzalloc(test, 16384, GFP_KERNEL);
+		m->ulpdu = kunit_kzalloc(test, 16384, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, m->wire);
+		KUNIT_ASSERT_NOT_NULL(test, m->ulpdu);
+	}
+	m->start = 0xfffff000 + 0x1c4;
+	m->n = 0;
+	m->total = 0;
 	for (i = 0; i < ARRAY_SIZE(kiw_rx_many_lens); i++) {
 		unsigned int len = kiw_rx_many_lens[i];
-		u8 *p = ulpdu + *total;
+		u8 *p = m->ulpdu + m->total;
 
 		kiw_ref_send_hdr(p, i + 1);
 		if (len > 18)
 			memset(p + 18, i, len - 18);
 		if (len == 14 || len == 30)
 			p[0] = 0xc1;	/* tagged */
-		n += kiw_ref_fpdu(wire + n, start + n, p, len, markers, true,
-				  NULL);
-		*total += len;
+		m->n += kiw_ref_fpdu(m->wire + m->n, m->start + m->n, p, len,
+				     markers, true, NULL);
+		m->total += len;
 	}
-	return n;
+}
+
+/* A parser at the stream's start; data() copies, or (@page) via a page. */
+static struct kiw_test_ulp *kiw_rx_many_ulp(struct kunit *test,
+					    const struct kiw_rx_many *m,
+					    bool markers, bool page)
+{
+	struct kiw_test_ulp *u = kiw_test_ulp_new(test, 16384, markers, true);
+
+	u->rx.off = m->start;
+	u->copy = page ? KIW_TEST_COPY_PAGE : KIW_TEST_COPY;
+	return u;
+}
+
+/* @u took all of the stream: every ULPDU intact, no FPDU failed. */
+static void kiw_rx_many_check(struct kunit *test, const struct kiw_test_ulp *u,
+			      const struct kiw_rx_many *m)
+{
+	KUNIT_EXPECT_EQ(test, u->nr_ok, ARRAY_SIZE(kiw_rx_many_lens));
+	KUNIT_EXPECT_EQ(test, u->nr_bad, 0);
+	KUNIT_ASSERT_EQ(test, u->len, m->total);
+	KUNIT_EXPECT_MEMEQ(test, u->buf, m->ulpdu, m->total);
+	KUNIT_EXPECT_EQ(test, u->rx.off, m->start + m->n);
 }
 
 /*
@@ -415,31 +453,18 @@ static void kiw_rx_max_len_test(struct kunit *test)
 static void kiw_rx_many_test(struct kunit *test)
 {
 	static const unsigned int chunks[] = { 0, 1, 3, 509 };
-	unsigned int c, n, total, markers;
-	u8 *wire, *ulpdu;
+	struct kiw_rx_many m = {};
+	unsigned int c, markers;
 
-	wire = kunit_kzalloc(test, 16384, GFP_KERNEL);
-	ulpdu = kunit_kzalloc(test, 16384, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, wire);
-	KUNIT_ASSERT_NOT_NULL(test, ulpdu);
 	for (markers = 0; markers < 2; markers++) {
-		u32 start = 0xfffff000 + 0x1c4;
-
-		n = kiw_rx_many_stream(wire, ulpdu, start, markers, &total);
+		kiw_rx_many_stream(test, &m, markers);
 		for (c = 0; c < ARRAY_SIZE(chunks); c++) {
 			struct kiw_test_ulp *u;
 
-			u = kiw_test_ulp_new(test, 16384, markers, true);
-			u->rx.off = start;
-			u->copy = c % 2 ? KIW_TEST_COPY_PAGE : KIW_TEST_COPY;
-			KUNIT_EXPECT_EQ(test, kiw_test_feed(u, wire, n,
-							    chunks[c]), n);
-			KUNIT_EXPECT_EQ(test, u->nr_ok,
-					ARRAY_SIZE(kiw_rx_many_lens));
-			KUNIT_EXPECT_EQ(test, u->nr_bad, 0);
-			KUNIT_ASSERT_EQ(test, u->len, total);
-			KUNIT_EXPECT_MEMEQ(test, u->buf, ulpdu, total);
-			KUNIT_EXPECT_EQ(test, u->rx.off, start + n);
+			u = kiw_rx_many_ulp(test, &m, markers, c % 2);
+			KUNIT_EXPECT_EQ(test, kiw_test_feed(u, m.wire, m.n,
+							    chunks[c]), m.n);
+			kiw_rx_many_check(test, u, &m);
 		}
 	}
 }
@@ -941,43 +966,29 @@ static unsigned int kiw_rx_like_actor(struct kunit *test,
 static void kiw_rx_pieces_test(struct kunit *test)
 {
 	static const unsigned int chunks[] = { 0, 1, 3, 509 };
-	unsigned int c, lay, flat, n, total, markers;
+	struct kiw_rx_many m = {};
+	unsigned int c, lay, flat, markers;
 	struct sk_buff *skb;
-	u8 *wire, *ulpdu;
 
-	wire = kunit_kzalloc(test, 16384, GFP_KERNEL);
-	ulpdu = kunit_kzalloc(test, 16384, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, wire);
-	KUNIT_ASSERT_NOT_NULL(test, ulpdu);
 	for (markers = 0; markers < 2; markers++) {
-		u32 start = 0xfffff000 + 0x1c4;
-
-		n = kiw_rx_many_stream(wire, ulpdu, start, markers, &total);
+		kiw_rx_many_stream(test, &m, markers);
 		for (lay = 0; lay < 4; lay++) {
 			if (lay == 0)
-				skb = kiw_test_skb(test, wire, n, 0, 0, 0);
+				skb = kiw_test_skb(test, m.wire, m.n, 0, 0, 0);
 			else if (lay == 1)
-				skb = kiw_test_skb(test, wire, n, 0, 100, 0);
+				skb = kiw_test_skb(test, m.wire, m.n, 0, 100, 0);
 			else if (lay == 2)
-				skb = kiw_test_skb(test, wire, n, 600, 0, 777);
+				skb = kiw_test_skb(test, m.wire, m.n, 600, 0,
+						   777);
 			else
-				skb = kiw_rx_compound_skb(test, wire, n);
+				skb = kiw_rx_compound_skb(test, m.wire, m.n);
 			for (c = 0; c < ARRAY_SIZE(chunks); c++) {
 				struct kiw_test_ulp *u;
 
-				u = kiw_test_ulp_new(test, 16384, markers,
-						     true);
-				u->rx.off = start;
-				u->copy = c % 2 ? KIW_TEST_COPY_PAGE :
-						  KIW_TEST_COPY;
-				flat = kiw_rx_like_actor(test, u, skb, n,
+				u = kiw_rx_many_ulp(test, &m, markers, c % 2);
+				flat = kiw_rx_like_actor(test, u, skb, m.n,
 							 chunks[c]);
-				KUNIT_EXPECT_EQ(test, u->nr_ok,
-						ARRAY_SIZE(kiw_rx_many_lens));
-				KUNIT_EXPECT_EQ(test, u->nr_bad, 0);
-				KUNIT_ASSERT_EQ(test, u->len, total);
-				KUNIT_EXPECT_MEMEQ(test, u->buf, ulpdu, total);
-				KUNIT_EXPECT_EQ(test, u->rx.off, start + n);
+				kiw_rx_many_check(test, u, &m);
 				if (markers)
 					KUNIT_EXPECT_EQ(test, flat, 0);
 				else if (lay == 3 && !chunks[c])

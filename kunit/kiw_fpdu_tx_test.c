@@ -425,17 +425,21 @@ static const unsigned int kiw_skb_shapes[][3] = {
 	{ 0, 100, 300 }, { 11, 64, 173 }, { 0, 0, 1 }, { 5, 1000, 2 },
 };
 
-/* The skb helpers over every part of an skb, against a flat copy. */
+/*
+ * The parser's skb reads (kiw_fpdu_rx_copy(), kiw_fpdu_rx_skip(), CRC
+ * running) over every part of an skb, against a flat copy.
+ */
 static void kiw_skb_helpers_test(struct kunit *test)
 {
 	u8 *data = kunit_kzalloc(test, 400, GFP_KERNEL);
 	u8 *got = kunit_kzalloc(test, 400, GFP_KERNEL);
+	struct kiw_fpdu_rx rx;
 	unsigned int sh, off, len;
-	u32 c0 = 0;
 	int rv;
 
 	KUNIT_ASSERT_NOT_NULL(test, data);
 	KUNIT_ASSERT_NOT_NULL(test, got);
+	kiw_fpdu_rx_init(&rx, NULL, false, true);
 	for (off = 0; off < 400; off++)
 		data[off] = off * 31 + 1;
 	for (sh = 0; sh < ARRAY_SIZE(kiw_skb_shapes); sh++) {
@@ -447,20 +451,23 @@ static void kiw_skb_helpers_test(struct kunit *test)
 		KUNIT_ASSERT_EQ(test, skb->len, 400);
 		for (off = 0; off < 400; off += 9)
 			for (len = 0; off + len <= 400; len += 13) {
-				u32 c1 = 5, c2 = 5, want;
+				u32 want = kiw_crc_update(5, data + off, len);
 
-				want = kiw_crc_update(5, data + off, len);
 				memset(got, 0, 400);
-				rv = kiw_skb_copy_crc(skb, off, got, len, &c1);
+				rx.crc = 5;
+				rx.acct = 0;
+				rv = kiw_fpdu_rx_copy(&rx, skb, off, got, len);
 				KUNIT_ASSERT_EQ(test, rv, 0);
 				rv = memcmp(got, data + off, len);
 				KUNIT_ASSERT_EQ(test, rv, 0);
-				KUNIT_ASSERT_EQ(test, c1, want);
-				rv = kiw_skb_crc(skb, off, len, &c2);
+				KUNIT_ASSERT_EQ(test, rx.crc, want);
+				KUNIT_ASSERT_EQ(test, rx.acct, len);
+				rx.crc = 5;
+				rv = kiw_fpdu_rx_skip(&rx, skb, off, len);
 				KUNIT_ASSERT_EQ(test, rv, 0);
-				KUNIT_ASSERT_EQ(test, c2, want);
+				KUNIT_ASSERT_EQ(test, rx.crc, want);
 			}
-		KUNIT_EXPECT_EQ(test, kiw_skb_crc(skb, 1, 400, &c0),
+		KUNIT_EXPECT_EQ(test, kiw_fpdu_rx_skip(&rx, skb, 1, 400),
 				-EFAULT);
 	}
 }

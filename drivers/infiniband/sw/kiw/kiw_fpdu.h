@@ -19,12 +19,6 @@
 #include <kiw/mpa.h>
 #include <kiw/rdmap.h>
 
-/* Copy/CRC helpers over an skb range (linear part, page frags, frag_list). */
-int kiw_skb_copy_crc(const struct sk_buff *skb, unsigned int off, void *to,
-		     unsigned int len, u32 *crc);
-int kiw_skb_crc(const struct sk_buff *skb, unsigned int off,
-		unsigned int len, u32 *crc);
-
 /*
  * Receive.
  *

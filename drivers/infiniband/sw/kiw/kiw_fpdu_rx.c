@@ -91,25 +91,6 @@ static void kiw_copy_actor(void *arg, const u8 *from, unsigned int len)
 	a->to += len;
 }
 
-/**
- * kiw_skb_copy_crc - copy an skb range to kernel memory, CRC included
- * @skb: source, with any mix of linear data, page frags and frag_list
- * @off: offset in @skb
- * @to: destination
- * @len: octets
- * @crc: CRC32c register to update, or NULL
- *
- * Return: 0, or -EFAULT if the range is not inside @skb.
- */
-int kiw_skb_copy_crc(const struct sk_buff *skb, unsigned int off, void *to,
-		     unsigned int len, u32 *crc)
-{
-	struct kiw_copy_arg a = { .to = to, .crc = crc };
-
-	return kiw_skb_walk(skb, off, len, kiw_copy_actor, &a);
-}
-EXPORT_SYMBOL_IF_KUNIT(kiw_skb_copy_crc);
-
 struct kiw_copy_page_arg {
 	struct page *page;	/* current destination page */
 	unsigned int pg_off;	/* offset in it, < PAGE_SIZE */
@@ -145,14 +126,6 @@ static void kiw_crc_actor(void *arg, const u8 *from, unsigned int len)
 
 	*crc = kiw_crc_update(*crc, from, len);
 }
-
-/* Run an skb range through the CRC only. */
-int kiw_skb_crc(const struct sk_buff *skb, unsigned int off,
-		unsigned int len, u32 *crc)
-{
-	return kiw_skb_walk(skb, off, len, kiw_crc_actor, crc);
-}
-EXPORT_SYMBOL_IF_KUNIT(kiw_skb_crc);
 
 /* The CRC is computed as the octets go by (not checked ahead). */
 static bool kiw_fpdu_rx_crc_live(const struct kiw_fpdu_rx *rx)
@@ -390,7 +363,8 @@ static unsigned int kiw_fpdu_rx_data(struct kiw_fpdu_rx *rx,
 	if (rx->pending) {
 		/* Failed FPDU (CRC on): nothing goes up, the CRC goes on. */
 		if (kiw_fpdu_rx_crc_live(rx) &&
-		    WARN_ON_ONCE(kiw_skb_crc(skb, off, n, &rx->crc)))
+		    WARN_ON_ONCE(kiw_fpdu_rx_walk(rx, skb, off, n,
+						  kiw_crc_actor, &rx->crc)))
 			kiw_fpdu_rx_stop(rx, KIW_FPDU_ERR_LOCAL);
 		rx->rem -= n;
 		return n;
@@ -410,7 +384,8 @@ static unsigned int kiw_fpdu_rx_data(struct kiw_fpdu_rx *rx,
 		if (WARN_ON_ONCE(!t))
 			t = KIW_FPDU_ERR_LOCAL;
 		if (kiw_fpdu_rx_crc_live(rx))
-			kiw_skb_crc(skb, off + rx->acct, n - rx->acct, &rx->crc);
+			kiw_fpdu_rx_walk(rx, skb, off + rx->acct, n - rx->acct,
+					 kiw_crc_actor, &rx->crc);
 	}
 	if (t)
 		kiw_fpdu_rx_fail(rx, t);
