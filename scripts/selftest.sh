@@ -37,7 +37,8 @@ mkdir -p "$dir"
 expect() {
 	local name=$1 want=$2 re=${3:-} rc=0
 	cat > "$dir/$name.sh"
-	KIW_VM_HOST_TIMEOUT=${HOST_TIMEOUT:-} "$KIW_TOP/scripts/vm.sh" --kernel "${KERNEL:-stock}" --no-kiw \
+	KIW_VM_HOST_TIMEOUT=${HOST_TIMEOUT:-} KIW_VM_INIT_WAIT=${INIT_WAIT:-} \
+		"$KIW_TOP/scripts/vm.sh" --kernel "${KERNEL:-stock}" --no-kiw \
 		--timeout "${TIMEOUT:-60}" --script "$dir/$name.sh" > "$dir/$name.out" 2>&1 || rc=$?
 	if [ "$rc" = "$want" ] && { [ -z "$re" ] || grep -qE -- "$re" "$dir/$name.out"; }; then
 		tap_ok "$name: status $rc${re:+, output has \"$re\"}"
@@ -124,6 +125,11 @@ expect kmemleak_report 125 'unreferenced object' \
 expect panic 125 'Kernel panic' <<<'echo c > /proc/sysrq-trigger'
 TIMEOUT=10 expect guest_timeout 124 'timed out' <<<'sleep 1000'
 HOST_TIMEOUT=15 TIMEOUT=100 expect vm_hang 124 'the VM hung' <<<'sleep 1000'
+# A boot that does not reach /init in time is booted once more: here the
+# first attempt is given 1 s (a boot takes more), the second the usual
+# allowance; then both 1 s.
+INIT_WAIT=1,120 expect boot_hang_once 0 'booting the stock kernel again' <<<'echo hello'
+INIT_WAIT=1 expect boot_hang_twice 124 'hung at boot twice, before /init' <<<'echo hello'
 expect tap_all_ok 0 '^ok 2 - two' <<'EOF2'
 . "$KIW_TOP/scripts/guest/lib.sh"
 check "one" true
