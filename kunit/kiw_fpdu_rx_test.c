@@ -999,6 +999,84 @@ static void kiw_rx_pieces_test(struct kunit *test)
 	}
 }
 
+/* Payload octets of kiw_rx_many_lens[@i]'s FPDU (see kiw_rx_many_stream()). */
+static unsigned int kiw_rx_many_payload(unsigned int i)
+{
+	unsigned int len = kiw_rx_many_lens[i];
+	unsigned int hdr = len == 14 || len == 30 ? 14 : 18;
+
+	return len > hdr ? len - hdr : 0;
+}
+
+/*
+ * With markers, the payload of an FPDU whole in the flat window goes up
+ * in one data() call, the markers in it checked and skipped
+ * (kiw_fpdu_rx_data_span()): CRC off, and CRC on (checked ahead), data()
+ * copying or through a page. Fed without a window, the same stream takes
+ * more calls (one per stretch between markers) to the same result.
+ * A marker in the payload that does not point at its FPDU: the run falls
+ * back to the octet-by-octet way, which places what precedes that marker
+ * and fails there, as without a window.
+ * Covers: MPA-IF-9, MPA-MK-2
+ */
+static void kiw_rx_marker_span_test(struct kunit *test)
+{
+	struct kiw_test_ulp *u, *ref;
+	struct kiw_ref_marks mk;
+	struct kiw_rx_many m = {};
+	unsigned int i, crc, want = 0, n;
+	struct sk_buff *skb;
+	u8 *ulpdu, *wire;
+
+	for (i = 0; i < ARRAY_SIZE(kiw_rx_many_lens); i++)
+		want += kiw_rx_many_payload(i) > 0;
+	kiw_rx_many_stream(test, &m, true);
+	skb = kiw_rx_compound_skb(test, m.wire, m.n);
+	for (crc = 0; crc < 2; crc++) {
+		u = kiw_test_ulp_new(test, 16384, true, crc);
+		u->rx.off = m.start;
+		u->copy = crc ? KIW_TEST_COPY : KIW_TEST_COPY_PAGE;
+		if (crc)
+			kiw_rx_like_actor(test, u, skb, m.n, 0);
+		else
+			kiw_fpdu_rx_feed_pieces(&u->rx, skb, 0, m.n);
+		kiw_rx_many_check(test, u, &m);
+		KUNIT_EXPECT_EQ(test, u->nr_data, want);
+		KUNIT_EXPECT_FALSE(test, u->rx.span);
+	}
+	ref = kiw_rx_many_ulp(test, &m, true, false);
+	kiw_test_feed(ref, m.wire, m.n, 0);
+	kiw_rx_many_check(test, ref, &m);
+	KUNIT_EXPECT_GT(test, ref->nr_data, want);
+
+	/* One FPDU of 3000 octets; its third marker points elsewhere. */
+	ulpdu = kunit_kzalloc(test, 3000, GFP_KERNEL);
+	wire = kunit_kzalloc(test, 4096, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ulpdu);
+	KUNIT_ASSERT_NOT_NULL(test, wire);
+	kiw_ref_send_hdr(ulpdu, 1);
+	for (i = 18; i < 3000; i++)
+		ulpdu[i] = i * 7;
+	n = kiw_ref_fpdu(wire, 0x1c4, ulpdu, 3000, true, false, &mk);
+	KUNIT_ASSERT_GE(test, mk.nr, 3);
+	put_unaligned_be16(mk.ptr[2] + 4, wire + mk.pos[2] + 2);
+	skb = kiw_rx_compound_skb(test, wire, n);
+	u = kiw_test_ulp_new(test, 4096, true, false);
+	ref = kiw_test_ulp_new(test, 4096, true, false);
+	u->rx.off = 0x1c4;
+	ref->rx.off = 0x1c4;
+	kiw_fpdu_rx_feed_pieces(&u->rx, skb, 0, n);
+	kiw_test_feed(ref, wire, n, 0);
+	KUNIT_EXPECT_EQ(test, u->nr_ok, 0);
+	KUNIT_EXPECT_EQ(test, u->nr_bad, 1);
+	KUNIT_EXPECT_EQ(test, u->verdict, KIW_FPDU_ERR_MARKER);
+	KUNIT_EXPECT_EQ(test, u->rx.off, 0x1c4 + mk.pos[2] + 4);
+	KUNIT_EXPECT_EQ(test, u->rx.off, ref->rx.off);
+	KUNIT_EXPECT_EQ(test, u->nr_data, ref->nr_data);
+	KUNIT_ASSERT_EQ(test, u->len, ref->len);
+	KUNIT_EXPECT_MEMEQ(test, u->buf, ref->buf, u->len);
+}
+
 /* Without CRC there is nothing to check ahead: the parser takes all. */
 static void kiw_rx_ahead_crc_off_test(struct kunit *test)
 {
@@ -1026,6 +1104,7 @@ static struct kunit_case kiw_fpdu_rx_cases[] = {
 	KUNIT_CASE(kiw_rx_ahead_flat_test),
 	KUNIT_CASE(kiw_rx_flat_window_test),
 	KUNIT_CASE(kiw_rx_pieces_test),
+	KUNIT_CASE(kiw_rx_marker_span_test),
 	KUNIT_CASE(kiw_rx_ahead_crc_off_test),
 	{}
 };

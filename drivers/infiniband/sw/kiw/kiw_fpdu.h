@@ -35,7 +35,9 @@
  *           layer must run every octet, in order, through exactly one of
  *           kiw_fpdu_rx_copy(), kiw_fpdu_rx_copy_page() or
  *           kiw_fpdu_rx_skip(), which keep the CRC going. Returning an
- *           error fails the FPDU.
+ *           error fails the FPDU. Its offset is for those helpers only:
+ *           a piece may have markers inside (it then counts payload
+ *           octets, the helpers skip them), so it reads no skb itself.
  *   end()   once per FPDU, after its CRC field: KIW_TERM_NONE for a good
  *           FPDU, else the error; after an error the parser is stopped for
  *           good and calls nothing more (RFC 5044 section 8).
@@ -152,6 +154,16 @@ struct kiw_fpdu_rx {
 	const u8 *flat;		/* octet @flat_start of @flat_skb */
 	unsigned int flat_start;
 	unsigned int flat_len;
+	/*
+	 * A data() call over payload that markers interrupt, all of it in
+	 * the flat window (kiw_fpdu_rx_data_span()): the helpers' offsets
+	 * count payload octets from @span_off, the skb offset of the first,
+	 * and they skip the markers in between.
+	 */
+	bool span;
+	unsigned int span_off;
+	unsigned int span_len;	/* payload octets */
+	unsigned int span_first; /* ... before the first marker */
 	u8 mk[KIW_MPA_MARKER_SIZE];
 	u8 len[KIW_MPA_ULPDU_LEN_SIZE];
 	u8 hdr[KIW_FPDU_RX_HDR_MAX];
