@@ -471,10 +471,10 @@ static unsigned int kiw_fpdu_rx_crc(struct kiw_fpdu_rx *rx,
 }
 
 /*
- * With markers, the rest of the payload in one data() call, when that is
- * all in the flat window with the markers between (most of a bulk FPDU):
- * instead of one call per 508 octets, and the markers checked as they
- * come. Only where data() places and nothing else is at stake: the FPDU
+ * With markers (the caller checks), the rest of the payload in one data()
+ * call, when that is all in the flat window with the markers between (most
+ * of a bulk FPDU): instead of one call per 508 octets, and the markers
+ * checked as they come. Only where data() places and nothing else is at stake: the FPDU
  * not failed, its CRC checked ahead or not negotiated (none to run over
  * the markers in order); and every marker in the run must point at this
  * FPDU, else the octet-by-octet way reports the first one that does not
@@ -489,8 +489,8 @@ static unsigned int kiw_fpdu_rx_data_span(struct kiw_fpdu_rx *rx,
 	unsigned int first = kiw_mpa_to_marker(rx->off), at, nr, wire, i;
 	const u8 *mk;
 
-	if (!rx->markers || rx->pending || kiw_fpdu_rx_crc_live(rx) ||
-	    rx->rem <= first || skb != rx->flat_skb || off < rx->flat_start)
+	if (rx->pending || kiw_fpdu_rx_crc_live(rx) || rx->rem <= first ||
+	    skb != rx->flat_skb || off < rx->flat_start)
 		return 0;
 	nr = 1 + (rx->rem - first - 1) / step;	/* markers before the end */
 	wire = rx->rem + nr * KIW_MPA_MARKER_SIZE;
@@ -580,7 +580,7 @@ unsigned int kiw_fpdu_rx_feed(struct kiw_fpdu_rx *rx,
 			}
 			continue;
 		}
-		if (rx->state == KIW_FPDU_RX_DATA) {
+		if (rx->markers && rx->state == KIW_FPDU_RX_DATA) {
 			n = kiw_fpdu_rx_data_span(rx, skb, off + done,
 						  len - done);
 			if (n) {
