@@ -403,6 +403,7 @@ reached_init() {
 	return 0 # QEMU ended: its verdict is the log's
 }
 boot_hung=0
+rm -f "$log.hung"	# an earlier run's
 for attempt in 1 2; do
 	launch
 	if [ ${#nic[@]} = 0 ] && ! reached_init; then

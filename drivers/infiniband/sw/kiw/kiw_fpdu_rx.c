@@ -304,16 +304,21 @@ static void kiw_fpdu_rx_fail(struct kiw_fpdu_rx *rx, kiw_term_t t)
 		kiw_fpdu_rx_stop(rx, rx->pending);
 }
 
-static void kiw_fpdu_rx_marker(struct kiw_fpdu_rx *rx)
+/* Does the marker @mk, at stream offset @at, point where it must? */
+static bool kiw_fpdu_rx_marker_ok(const struct kiw_fpdu_rx *rx, u32 at,
+				  const u8 *mk)
 {
-	u32 at = rx->off - KIW_MPA_MARKER_SIZE;
 	u32 want = 0;
-	u16 ptr = get_unaligned_be16(&rx->mk[2]);
 
 	/* Inside an FPDU, it points back to the ULPDU_Length. */
 	if (rx->state != KIW_FPDU_RX_LEN || rx->have)
 		want = at - rx->fpdu_off;
-	if ((ptr & KIW_MPA_FPDUPTR_MASK) != want)
+	return (get_unaligned_be16(mk + 2) & KIW_MPA_FPDUPTR_MASK) == want;
+}
+
+static void kiw_fpdu_rx_marker(struct kiw_fpdu_rx *rx)
+{
+	if (!kiw_fpdu_rx_marker_ok(rx, rx->off - KIW_MPA_MARKER_SIZE, rx->mk))
 		kiw_fpdu_rx_fail(rx, KIW_FPDU_ERR_MARKER);
 }
 
@@ -499,8 +504,8 @@ static unsigned int kiw_fpdu_rx_data_span(struct kiw_fpdu_rx *rx,
 		return 0;
 	mk = rx->flat + at + first;
 	for (i = 0; i < nr; i++, mk += KIW_MPA_MARKER_INTERVAL)
-		if ((get_unaligned_be16(mk + 2) & KIW_MPA_FPDUPTR_MASK) !=
-		    rx->off + first + i * KIW_MPA_MARKER_INTERVAL - rx->fpdu_off)
+		if (!kiw_fpdu_rx_marker_ok(rx, rx->off + first +
+					   i * KIW_MPA_MARKER_INTERVAL, mk))
 			return 0;
 	rx->span = true;
 	rx->span_off = off;
